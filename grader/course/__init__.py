@@ -1,0 +1,1 @@
+"""The lesson format: Markdown extensions that render course features, and the course checker."""
