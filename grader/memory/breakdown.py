@@ -1,0 +1,155 @@
+"""The result of every estimate: named parts in bytes, their total, the method and its source."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from .units import canonical_unit, format_bytes, to_unit
+
+
+def whole(value: float) -> int | float:
+    """Return an ``int`` when ``value`` is a whole number (so JSON shows ``120000000000``)."""
+    if isinstance(value, int):
+        return value
+    if value == int(value):
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Memory (or traffic) in named parts, all in bytes.
+
+    - ``parts``: ordered mapping part name -> bytes on one device (e.g. "fp16 parameters").
+    - ``total``: the sum of ``parts``, in bytes.
+    - ``method``: which model produced the numbers ("zero-paper", "korthikanti", ...).
+    - ``source``: the citation (paper, section / equation) the formula comes from.
+    - ``inputs``: the arguments the estimate was computed from.
+    - ``host_parts``: bytes kept in host (CPU) memory per device process, e.g. an offloaded
+      optimizer state; they are not in ``total``, which is device memory.
+    - ``notes``: plain-language caveats the reader should see next to the numbers.
+    """
+
+    parts: Mapping[str, int | float]
+    method: str
+    source: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    host_parts: Mapping[str, int | float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    kind: str = "memory"
+
+    def __post_init__(self) -> None:
+        for name, value in list(self.parts.items()) + list(self.host_parts.items()):
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise TypeError(f"part {name!r} must be a number of bytes, got {value!r}")
+            if value < 0:
+                raise ValueError(f"part {name!r} cannot be negative ({value})")
+        object.__setattr__(
+            self, "parts", MappingProxyType({k: whole(v) for k, v in self.parts.items()})
+        )
+        object.__setattr__(
+            self, "host_parts", MappingProxyType({k: whole(v) for k, v in self.host_parts.items()})
+        )
+        object.__setattr__(self, "inputs", MappingProxyType(dict(self.inputs)))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    @property
+    def total(self) -> int | float:
+        """Sum of ``parts`` in bytes (device memory only)."""
+        return whole(sum(self.parts.values()))
+
+    @property
+    def host_total(self) -> int | float:
+        """Sum of ``host_parts`` in bytes (0 when nothing lives on the host)."""
+        return whole(sum(self.host_parts.values()))
+
+    def __getitem__(self, name: str) -> int | float:
+        return self.parts[name]
+
+    def in_unit(self, unit: str = "GB") -> dict[str, float]:
+        """Every part and the total expressed in ``unit`` (GB = 10**9, GiB = 2**30)."""
+        values = {name: to_unit(value, unit) for name, value in self.parts.items()}
+        values["total"] = to_unit(self.total, unit)
+        return values
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: every part in bytes, the total, the method, source and inputs."""
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "method": self.method,
+            "source": self.source,
+            "unit": "bytes",
+            "inputs": dict(self.inputs),
+            "parts": dict(self.parts),
+            "total": self.total,
+        }
+        if self.host_parts:
+            data["host_parts"] = dict(self.host_parts)
+            data["host_total"] = self.host_total
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+    def format(self, unit: str = "GB", *, digits: int = 3) -> str:
+        """A readable table of the parts and the total in one explicit unit ("GB" or "GiB")."""
+        name = canonical_unit(unit)
+        rows = [
+            (part, format_bytes(value, name, digits=digits)) for part, value in self.parts.items()
+        ]
+        rows.append(("total", format_bytes(self.total, name, digits=digits)))
+        if self.host_parts:
+            rows.extend(
+                (f"{part} (host memory)", format_bytes(value, name, digits=digits))
+                for part, value in self.host_parts.items()
+            )
+        width = max(len(part) for part, _ in rows)
+        vwidth = max(len(text) for _, text in rows)
+        title = f"{self.kind} per device ({self.method}); {_unit_rule(name)}"
+        lines = [title]
+        for part, text in rows:
+            if part == "total":
+                lines.append("-" * (width + 2 + vwidth))
+            lines.append(f"{part:<{width}}  {text:>{vwidth}}")
+        lines.append(f"source: {self.source}")
+        lines.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def _unit_rule(unit: str) -> str:
+    if unit.endswith("iB"):
+        return (
+            f"1 {unit} = 2**{ {'KiB': 10, 'MiB': 20, 'GiB': 30, 'TiB': 40, 'PiB': 50}[unit] } bytes"
+        )
+    if unit == "B":
+        return "bytes"
+    return f"1 {unit} = 10**{ {'KB': 3, 'MB': 6, 'GB': 9, 'TB': 12, 'PB': 15}[unit] } bytes"
+
+
+def combine(
+    breakdowns: Iterable[Breakdown], *, method: str = "sum", source: str | None = None
+) -> Breakdown:
+    """Add several breakdowns into one (parts keep their names; equal names are summed)."""
+    items = list(breakdowns)
+    parts: dict[str, int | float] = {}
+    host: dict[str, int | float] = {}
+    notes: list[str] = []
+    for item in items:
+        for name, value in item.parts.items():
+            parts[name] = parts.get(name, 0) + value
+        for name, value in item.host_parts.items():
+            host[name] = host.get(name, 0) + value
+        notes.extend(n for n in item.notes if n not in notes)
+    return Breakdown(
+        parts=parts,
+        method=method if items else "empty",
+        source=source or "; ".join(dict.fromkeys(item.source for item in items)),
+        inputs={"of": [item.method for item in items]},
+        host_parts=host,
+        notes=tuple(notes),
+    )
