@@ -25,6 +25,8 @@ PYODIDE_FILES = (
     "pyodide-lock.json",
     "package.json",
 )
+# Fetched (not imported) by Pyodide when the cells start; pyodide.asm.mjs is an ES import.
+CELL_FETCHED_FILES = ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
 
 
@@ -64,6 +66,11 @@ def vendor(npm_modules: Path, dest: Path, wheel_dir: Path) -> dict[str, object]:
             "version"
         ],
         "grader_wheel": f"wheels/{wheels[-1].name}",
+        # What the cells' worker fetches on the first Run: its progress bar counts against this.
+        "cells_download_bytes": sum(
+            (dest / "pyodide" / name).stat().st_size for name in CELL_FETCHED_FILES
+        )
+        + wheels[-1].stat().st_size,
     }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
