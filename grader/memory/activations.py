@@ -7,9 +7,10 @@
   sbh(34 + 5as/h) bytes (16-bit activations, 1-byte dropout masks) without parallelism (Eq. 1);
   sbh(10 + 24/t + 5as/(ht)) with tensor parallelism t (Eq. 2); sbh/t · (34 + 5as/h) with sequence
   parallelism (Eq. 4); the first pipeline stage holds L layers' worth, sbhL/t · (34 + 5as/h)
-  (Eq. 5), times (1 + (p-1)/(p·m)) with the interleaved schedule; selective recomputation drops
-  the 5as/h term (34·sbh/t per layer with sequence parallelism); full recomputation keeps only
-  each layer's input, 2sbh per layer.
+  (Eq. 5), times (1 + (p-1)/(p·m)) with the interleaved schedule of m interleaving stages;
+  selective recomputation drops the 5as/h term (Eq. 6: 34·sbhL/t with sequence parallelism);
+  full recomputation keeps only each layer's input, 2sbhL (Section 5). Section 4.3's extra terms
+  (embedding dropout, last layer norm, output layer and loss) are added when ``vocab`` is given.
 """
 
 from __future__ import annotations
@@ -34,20 +35,24 @@ def activations(
     sequence_parallel: bool = False,
     recompute: str = "none",
     pipeline: int = 1,
-    microbatches: int | None = None,
     interleave: int = 1,
+    vocab: int | None = None,
     bytes_per_element: int = 2,
 ) -> Breakdown:
     """Activation memory per device, in bytes, with the model used named in ``.method``.
 
     ``hidden`` h, ``layers`` L, ``seq`` s, ``batch`` b (the micro-batch on one device), ``heads``
     a (needed by "korthikanti"), ``tp`` t (tensor-parallel size), ``sequence_parallel``,
-    ``recompute`` ("none" | "selective" | "full"), ``pipeline`` p with ``microbatches`` m and
-    ``interleave`` v (model chunks per device) for the first pipeline stage.
+    ``recompute`` ("none" | "selective" | "full"), ``pipeline`` p and ``interleave`` m (the
+    interleaving stages of Megatron-LM's interleaved schedule); the result is for the first
+    pipeline stage, which holds the most. ``vocab`` v adds Section 4.3's terms outside the layers.
 
-    Sources: ZeRO (arXiv:1910.02054) Section 3.2 for "zero-paper" (12·h·b·s·L elements of
-    ``bytes_per_element`` bytes); Korthikanti et al. 2022 (arXiv:2205.05198) Section 4.1 Eq. 1,
-    4.2.1 Eq. 2, 4.2.2 Eq. 4, 4.2.3 Eq. 5 and Section 5 (selective recomputation) for "korthikanti".
+    Sources: ZeRO (arXiv:1910.02054) Section 3.2 and footnote 3 for "zero-paper" (12·h·b·s·L
+    elements of ``bytes_per_element`` bytes); Korthikanti et al. 2022 (arXiv:2205.05198) for
+    "korthikanti": Eq. 1 sbh(34 + 5as/h) per layer; Eq. 2 sbh(10 + 24/t + 5as/(ht)); Eq. 4
+    sbh/t·(34 + 5as/h); Eq. 5 first stage sbhL/t·(34 + 5as/h), scaled by (1 + (p-1)/(pm)) when
+    interleaved; Eq. 6 selective recomputation 34·sbhL/t; Section 5 full recomputation 2sbhL;
+    Table 2 (per-layer forms); Section 4.3 sbhL/t·(p/L + δ_{p=1}·4/L·(1 + v/h)).
     """
     method = check_choice("method", method, METHODS)
     recompute = check_choice("recompute", recompute, RECOMPUTE)
@@ -57,10 +62,10 @@ def activations(
     b = check_int("batch", batch, minimum=1)
     t = check_int("tp", tp, minimum=1)
     p = check_int("pipeline", pipeline, minimum=1)
-    v = check_int("interleave", interleave, minimum=1)
+    m = check_int("interleave", interleave, minimum=1)
     if not isinstance(sequence_parallel, bool):
         raise ValueError("sequence_parallel must be True or False")
-    inputs = {
+    inputs: dict[str, object] = {
         "hidden": h,
         "layers": n_layers,
         "seq": s,
@@ -71,14 +76,14 @@ def activations(
         "sequence_parallel": sequence_parallel,
         "recompute": recompute,
         "pipeline": p,
-        "microbatches": microbatches,
-        "interleave": v,
+        "interleave": m,
+        "vocab": vocab,
     }
     if method == "zero-paper":
-        if t != 1 or sequence_parallel or recompute != "none" or p != 1 or v != 1:
+        if t != 1 or sequence_parallel or recompute != "none" or p != 1 or m != 1 or vocab:
             raise ValueError(
                 "the ZeRO paper's estimate (12·h·b·s·L) has no tensor-parallel, sequence-parallel, "
-                "pipeline or recomputation form; use method='korthikanti'"
+                "pipeline, vocabulary or recomputation form; use method='korthikanti'"
             )
         size = check_int("bytes_per_element", bytes_per_element, minimum=1)
         inputs["bytes_per_element"] = size
@@ -89,8 +94,8 @@ def activations(
             source=sources.ZERO_ACTIVATIONS,
             inputs=inputs,
             notes=(
-                "a coarse estimate; Korthikanti et al. 2022 count about 34 + 5as/h bytes per "
-                "s·b·h per layer, which is larger",
+                "a coarse estimate; Korthikanti et al. 2022 count sbh(34 + 5as/h) bytes per layer, "
+                "which is larger",
             ),
             kind="activations",
         )
@@ -101,32 +106,26 @@ def activations(
     if bytes_per_element != 2:
         raise ValueError("Korthikanti et al. count 16-bit activations; bytes_per_element must be 2")
     if sequence_parallel and t == 1:
-        raise ValueError(
-            "sequence_parallel needs tp > 1 (it splits along the tensor-parallel group)"
-        )
-    factor = 1.0
-    notes = [
-        "excludes the embedding and output-layer activations (Korthikanti et al. Section 4.3)",
-    ]
+        raise ValueError("sequence_parallel needs tp > 1 (it splits the tensor-parallel regions)")
+    if m > 1 and p == 1:
+        raise ValueError("interleave > 1 needs pipeline > 1")
+    factor = 1 + (p - 1) / (p * m) if m > 1 else 1
+    notes: list[str] = []
     if p > 1:
-        if v > 1:
-            if microbatches is None:
-                raise ValueError("the interleaved schedule (interleave > 1) needs microbatches")
-            m = check_int("microbatches", microbatches, minimum=1)
-            factor = 1 + (p - 1) / (p * m)
         notes.append(
             "first pipeline stage: p micro-batches in flight × L/p layers = L layers' worth (Eq. 5)"
         )
-    elif v > 1:
-        raise ValueError("interleave > 1 needs pipeline > 1")
+    if m > 1:
+        notes.append(f"interleaved schedule: × (1 + (p-1)/(pm)) = × {factor:.4g} (Section 4.2.3)")
 
     sbh = s * b * h
     scores = 5 * a * s * s * b  # softmax output 2as²b, its dropout mask as²b, dropout output 2as²b
+    per_layer: dict[str, float]
     if recompute == "full":
-        per_layer = {"layer inputs (2sbh per layer)": 2 * sbh / (t if sequence_parallel else 1)}
+        per_layer = {"layer inputs (2sbh per layer)": 2 * sbh}
         notes.append(
-            "full recomputation keeps only each layer's input (2sbh); the backward pass "
-            "re-runs one layer at a time"
+            "full recomputation keeps only each layer's input, 2sbhL (Section 5); the layer being "
+            "recomputed in the backward pass needs its own activations on top"
         )
     elif sequence_parallel:
         per_layer = {
@@ -135,21 +134,39 @@ def activations(
             "MLP (19sbh/t)": 19 * sbh / t,
             "layer norms (4sbh/t)": 4 * sbh / t,
         }
+    elif t > 1:
+        # Eq. 2: the 10sbh outside the tensor-parallel regions (layer-norm inputs 4, the inputs of
+        # the attention and MLP blocks 2 + 2, their dropout masks 1 + 1) stay replicated.
+        per_layer = {
+            "attention (3sbh + 8sbh/t)": 3 * sbh + 8 * sbh / t,
+            "attention scores (5as²b/t)": scores / t,
+            "MLP (3sbh + 16sbh/t)": 3 * sbh + 16 * sbh / t,
+            "layer norms (4sbh)": 4 * sbh,
+        }
     else:
         per_layer = {
-            "attention (3sbh + 8sbh/t)" if t > 1 else "attention (11sbh)": 3 * sbh + 8 * sbh / t,
-            "attention scores (5as²b/t)" if t > 1 else "attention scores (5as²b)": scores / t,
-            "MLP (3sbh + 16sbh/t)" if t > 1 else "MLP (19sbh)": 3 * sbh + 16 * sbh / t,
+            "attention (11sbh)": 11 * sbh,
+            "attention scores (5as²b)": scores,
+            "MLP (19sbh)": 19 * sbh,
             "layer norms (4sbh)": 4 * sbh,
         }
     if recompute == "selective":
         per_layer = {k: val for k, val in per_layer.items() if not k.startswith("attention scores")}
         notes.append("selective recomputation recomputes the attention scores (the 5as/h term)")
     parts = {name: value * n_layers * factor for name, value in per_layer.items()}
+    if vocab is None:
+        notes.append(
+            "excludes the embedding and output-layer activations (Section 4.3; pass vocab)"
+        )
+    else:
+        v = check_int("vocab", vocab, minimum=1)
+        parts["embedding dropout (sbhp/t)"] = sbh * p / t
+        if p == 1:
+            parts["output layer and loss (4sbh/t·(1 + v/h))"] = 4 * sbh / t * (1 + v / h)
     return Breakdown(
         parts=parts,
         method="korthikanti",
-        source=sources.KORTHIKANTI + ", Section 4 (Eq. 1, 2, 4, 5) and Section 5",
+        source=sources.KORTHIKANTI + ", Section 4 (Eq. 1, 2, 4, 5), Section 5 (Eq. 6), Table 2",
         inputs=inputs,
         notes=tuple(notes),
         kind="activations",

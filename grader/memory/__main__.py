@@ -1,0 +1,10 @@
+"""``python -m grader.memory ...``: see :mod:`grader.memory.cli`."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
