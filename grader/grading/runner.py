@@ -1,0 +1,79 @@
+"""Grade one submission with ``pytest.main`` in the current process.
+
+Call it only in a process that grades nothing else afterwards (a forked child of the warm
+parent, or a one-shot command line): pytest caches imported modules between ``pytest.main``
+calls, and a process that graded two submissions could mix them up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.exercises.loader import Exercise
+
+from .plugin import GradingPlugin
+from .results import results_json
+from .submission import Submission
+
+PYTEST_ARGS = [
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:stepwise",
+    "-p",
+    "no:doctest",
+    "-p",
+    "no:junitxml",
+    "-p",
+    "no:pastebin",
+    "-p",
+    "no:faulthandler",
+    "-o",
+    "addopts=",
+    "-o",
+    "python_files=test_*.py",
+    "-o",
+    "markers=points(n): weight of a hidden test",
+    "--import-mode=prepend",
+]
+
+
+def pytest_args(exercises_dir: Path, plugin: GradingPlugin) -> list[str]:
+    ini = exercises_dir / "pytest.ini"
+    config = ["-c", str(ini)] if ini.is_file() else ["-c", os.devnull]
+    return [*PYTEST_ARGS, *config, "--rootdir", str(exercises_dir), *plugin.args()]
+
+
+def run_pytest(
+    submission: Submission,
+    exercises: dict[str, Exercise],
+    exercises_dir: Path,
+    *,
+    digest: str | None = None,
+) -> dict[str, Any]:
+    """Run pytest on the answered exercises and return Gradescope results."""
+    started = time.perf_counter()
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugin: fast and predictable
+    plugin = GradingPlugin(submission, exercises)
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = pytest.main(pytest_args(exercises_dir, plugin), plugins=[plugin])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        tail = sink.getvalue()[-3000:]
+        raise RuntimeError(f"pytest could not grade (exit code {int(code)}):\n{tail}")
+    return results_json(
+        submission,
+        plugin.results(),
+        exercises,
+        plugin.sandbox_notes,
+        execution_time=time.perf_counter() - started,
+        digest=digest,
+    )
