@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(HTTPException):
+    """Raised from ``receive``: an HTTP error, so that body parsers pass it on unchanged."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"request body is larger than the limit of {max_bytes} bytes")
 
 
 class BodyLimitMiddleware:
@@ -63,7 +67,7 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise _TooLarge
+                    raise _TooLarge(self.max_bytes)
             return message
 
         async def tracking_send(message: dict[str, Any]) -> None:
