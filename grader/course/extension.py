@@ -1,4 +1,4 @@
-"""The course's Python-Markdown extension: exercise directives, reps, the progress table.
+"""The course's Python-Markdown extension: exercise directives, reps, the progress table, figures.
 
 Registered in ``mkdocs.yml`` under ``markdown_extensions`` as ``grader.course.extension``; it
 uses only Python-Markdown's API (no MkDocs plugin internals), so another Markdown host can load
@@ -14,11 +14,15 @@ from markdown import Markdown
 from markdown.extensions import Extension
 
 from grader.course.exercise_directive import ExerciseProcessor
+from grader.course.memory_figures import FIGURE_RE, FigureProcessor
 from grader.course.progress_directive import ProgressProcessor
 from grader.course.rep_items import RepProcessor
 
 # Above the list processors (ulist 30, olist 40) so that `- [ ] {#id}` is not taken as a list.
 PRIORITY = 45
+# Below inline code (190), so that a figure written inside backticks stays literal; above
+# emphasis, so that `*` in a figure's expression is not read as Markdown.
+FIGURE_PRIORITY = 185
 
 
 class CourseExtension(Extension):
@@ -38,6 +42,7 @@ class CourseExtension(Extension):
         parser.blockprocessors.register(ProgressProcessor(parser, docs), "course-progress",
                                         PRIORITY)
         parser.blockprocessors.register(RepProcessor(parser), "course-rep", PRIORITY)
+        md.inlinePatterns.register(FigureProcessor(FIGURE_RE, md), "course-figure", FIGURE_PRIORITY)
 
 
 def makeExtension(**kwargs: Any) -> CourseExtension:  # noqa: N802 (Python-Markdown's name)
