@@ -163,7 +163,8 @@ class CellRuntime:
                 self._show(value, emit)
 
         display.from_runtime = True  # type: ignore[attr-defined]
-        if getattr(ns.get("display"), "from_runtime", True):
+        existing = ns.get("display")
+        if existing is None or getattr(existing, "from_runtime", False):
             ns["display"] = display  # unless the learner defined their own ``display``
 
         stdout, stderr = _Stream("stdout", emit), _Stream("stderr", emit)

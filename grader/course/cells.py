@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.course.problem import Problem
+
 FENCE_NAME = "pycell"
 OPTIONS = ("id", "title")
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -177,11 +179,9 @@ def extract_cells(path: Path) -> list[CellSource]:
     return cells
 
 
-def check_cells(root: Path) -> list[Any]:
+def check_cells(root: Path) -> list[Problem]:
     """Course check: cells parse, have unique ids per page and are valid Python."""
-    from grader.course.check import Problem  # the checker's record type (SITE's module)
-
-    problems: list[Any] = []
+    problems: list[Problem] = []
     for path in sorted((root / "lessons").rglob("*.md")):
         try:
             cells = extract_cells(path)

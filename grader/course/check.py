@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from grader.course import lesson_checks
+from grader.course.cells import check_cells
 from grader.course.problem import Check, Problem
 
 CHECKS: list[Check] = [
@@ -23,6 +24,7 @@ CHECKS: list[Check] = [
     lesson_checks.check_exercise_directives,
     lesson_checks.check_asset_urls,
     lesson_checks.check_stage_pages,
+    check_cells,
 ]
 
 __all__ = ["CHECKS", "Problem", "main", "run"]
