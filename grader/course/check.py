@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.course import lesson_checks
 from grader.course.cells import check_cells
 from grader.course.problem import Check, Problem
+from grader.glossary.checks import check_glossary
 
 CHECKS: list[Check] = [
     lesson_checks.check_front_matter,
@@ -25,6 +26,7 @@ CHECKS: list[Check] = [
     lesson_checks.check_asset_urls,
     lesson_checks.check_stage_pages,
     check_cells,
+    check_glossary,
 ]
 
 __all__ = ["CHECKS", "Problem", "main", "run"]
