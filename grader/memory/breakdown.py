@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -17,6 +18,13 @@ def whole(value: float) -> int | float:
     if value == int(value):
         return int(value)
     return value
+
+
+def _sum(values: Iterable[int | float]) -> int | float:
+    items = list(values)
+    if all(isinstance(v, int) for v in items):
+        return sum(items)
+    return whole(math.fsum(items))
 
 
 @dataclass(frozen=True)
@@ -59,12 +67,12 @@ class Breakdown:
     @property
     def total(self) -> int | float:
         """Sum of ``parts`` in bytes (device memory only)."""
-        return whole(sum(self.parts.values()))
+        return _sum(self.parts.values())
 
     @property
     def host_total(self) -> int | float:
         """Sum of ``host_parts`` in bytes (0 when nothing lives on the host)."""
-        return whole(sum(self.host_parts.values()))
+        return _sum(self.host_parts.values())
 
     def __getitem__(self, name: str) -> int | float:
         return self.parts[name]

@@ -16,6 +16,10 @@ from .model_states import bytes_per_param_per_device, model_states
 from .units import parse_bytes
 from .validation import check_int, check_params
 
+#: Relative slack for floating-point rounding when comparing a total with a budget (one part in
+#: 10**12, a few bytes on a GPU): 4Ψ + 12Ψ/45 for Ψ = 7.5B is exactly 32 GB.
+TOLERANCE = 1e-12
+
 
 def usable_memory(device_memory: int | float | str, *, reserve: int | float | str = 0) -> float:
     """Device memory left for model states after a caller-given ``reserve`` (bytes or text)."""
@@ -87,7 +91,7 @@ def min_devices(
             zero=zero,
             offload_optimizer=offload_optimizer,
         )
-        return states.total <= budget
+        return states.total <= budget * (1 + TOLERANCE)
 
     if not fits(limit):
         return None
@@ -109,4 +113,4 @@ def fits(
 ) -> bool:
     """Whether ``required`` bytes (or a :class:`Breakdown`'s total) fit in ``device_memory``."""
     need = required.total if isinstance(required, Breakdown) else parse_bytes(required)
-    return need <= parse_bytes(device_memory) - parse_bytes(reserve)
+    return need <= (parse_bytes(device_memory) - parse_bytes(reserve)) * (1 + TOLERANCE)
