@@ -227,7 +227,7 @@ def _format_significant(value: float, digits: int) -> str:
     if value == 0:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(0, digits - 1 - magnitude)
+    decimals = min(15, max(0, digits - 1 - magnitude))
     text = f"{value:.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
