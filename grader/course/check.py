@@ -14,6 +14,7 @@ from pathlib import Path
 from grader.course import lesson_checks
 from grader.course.cells import check_cells
 from grader.course.problem import Check, Problem
+from grader.exercises.check import check_exercises
 from grader.glossary.checks import check_glossary
 
 CHECKS: list[Check] = [
@@ -27,6 +28,7 @@ CHECKS: list[Check] = [
     lesson_checks.check_stage_pages,
     check_cells,
     check_glossary,
+    check_exercises,
 ]
 
 __all__ = ["CHECKS", "Problem", "main", "run"]

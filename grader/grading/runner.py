@@ -22,20 +22,16 @@ from .plugin import GradingPlugin
 from .results import results_json
 from .submission import Submission
 
+#: Built-in plugins grading does not use (unraisableexception alone runs gc.collect() twice).
+UNUSED_PLUGINS = (
+    "cacheprovider stepwise doctest junitxml pastebin faulthandler unraisableexception "
+    "threadexception warnings logging legacypath tmpdir monkeypatch recwarn unittest setuponly "
+    "setupplan debugging"
+).split()
+
 PYTEST_ARGS = [
     "-q",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:stepwise",
-    "-p",
-    "no:doctest",
-    "-p",
-    "no:junitxml",
-    "-p",
-    "no:pastebin",
-    "-p",
-    "no:faulthandler",
+    *(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")),
     "-o",
     "addopts=",
     "-o",

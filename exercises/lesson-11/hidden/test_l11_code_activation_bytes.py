@@ -19,10 +19,20 @@ def expected(hidden: int, layers: int, seq: int, batch: int) -> float:
     ).total
 
 
+def known_mistakes(value: float) -> dict[str, float]:
+    return {
+        "that counts activation values; each is stored in fp16, 2 bytes": value / 2,
+        "each activation is fp16 (2 bytes), not fp32 (4 bytes)": value * 2,
+        "that is in bits; the answer is in bytes (1 byte = 8 bits)": value * 8,
+    }
+
+
 @points(1)
 def test_gpt2_example(submitted):
-    """ZeRO paper, Section 3.2: GPT-2 1.5B, seq 1K, batch 32 → about 60 GB."""
-    close(submitted(hidden=1600, layers=48, seq=1024, batch=32), expected(1600, 48, 1024, 32))
+    """ZeRO paper, Section 3.2: GPT-2 1.5B, seq 1K, batch 32 -> about 60 GB."""
+    value = expected(1600, 48, 1024, 32)
+    got = submitted(hidden=1600, layers=48, seq=1024, batch=32)
+    close(got, value, what="GPT-2 1.5B, seq 1024, batch 32", mistakes=known_mistakes(value))
 
 
 @points(2)
@@ -35,8 +45,10 @@ def test_gpt2_example(submitted):
 )
 def test_matches_the_memory_model(submitted, hidden, layers, seq, batch):
     """Any shape."""
+    value = expected(hidden, layers, seq, batch)
     close(
         submitted(hidden=hidden, layers=layers, seq=seq, batch=batch),
-        expected(hidden, layers, seq, batch),
+        value,
         what=f"hidden={hidden}, layers={layers}, seq={seq}, batch={batch}",
+        mistakes=known_mistakes(value),
     )
