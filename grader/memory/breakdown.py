@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 from .units import canonical_unit, format_bytes, to_unit
 
@@ -27,9 +25,8 @@ def _sum(values: Iterable[int | float]) -> int | float:
     return whole(math.fsum(items))
 
 
-@dataclass(frozen=True)
 class Breakdown:
-    """Memory (or traffic) in named parts, all in bytes.
+    """Memory (or traffic) in named parts, all in bytes. Immutable.
 
     - ``parts``: ordered mapping part name -> bytes on one device (e.g. "fp16 parameters").
     - ``total``: the sum of ``parts``, in bytes.
@@ -39,40 +36,99 @@ class Breakdown:
     - ``host_parts``: bytes kept in host (CPU) memory per device process, e.g. an offloaded
       optimizer state; they are not in ``total``, which is device memory.
     - ``notes``: plain-language caveats the reader should see next to the numbers.
+    - ``kind``: what is counted ("model states", "activations", "communication per step", ...).
+
+    A plain class rather than a dataclass: ``dataclasses`` pulls in ``inspect``, which would
+    double the import time in Pyodide.
     """
+
+    __slots__ = (
+        "parts",
+        "method",
+        "source",
+        "inputs",
+        "host_parts",
+        "notes",
+        "kind",
+        "total",
+        "host_total",
+    )
 
     parts: Mapping[str, int | float]
     method: str
     source: str
-    inputs: Mapping[str, Any] = field(default_factory=dict)
-    host_parts: Mapping[str, int | float] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    kind: str = "memory"
+    inputs: Mapping[str, object]
+    host_parts: Mapping[str, int | float]
+    notes: tuple[str, ...]
+    kind: str
+    total: int | float
+    host_total: int | float
 
-    def __post_init__(self) -> None:
-        for name, value in list(self.parts.items()) + list(self.host_parts.items()):
+    def __init__(
+        self,
+        parts: Mapping[str, int | float],
+        method: str,
+        source: str,
+        inputs: Mapping[str, object] | None = None,
+        host_parts: Mapping[str, int | float] | None = None,
+        notes: Iterable[str] = (),
+        kind: str = "memory",
+    ) -> None:
+        host = host_parts or {}
+        for name, value in list(parts.items()) + list(host.items()):
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise TypeError(f"part {name!r} must be a number of bytes, got {value!r}")
-            if value < 0:
-                raise ValueError(f"part {name!r} cannot be negative ({value})")
-        object.__setattr__(
-            self, "parts", MappingProxyType({k: whole(v) for k, v in self.parts.items()})
-        )
-        object.__setattr__(
-            self, "host_parts", MappingProxyType({k: whole(v) for k, v in self.host_parts.items()})
-        )
-        object.__setattr__(self, "inputs", MappingProxyType(dict(self.inputs)))
-        object.__setattr__(self, "notes", tuple(self.notes))
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"part {name!r} must be a finite, non-negative size ({value})")
+        fixed = {k: whole(v) for k, v in parts.items()}
+        fixed_host = {k: whole(v) for k, v in host.items()}
+        setter = object.__setattr__
+        setter(self, "parts", MappingProxyType(fixed))
+        setter(self, "host_parts", MappingProxyType(fixed_host))
+        setter(self, "method", method)
+        setter(self, "source", source)
+        setter(self, "inputs", MappingProxyType(dict(inputs or {})))
+        setter(self, "notes", tuple(notes))
+        setter(self, "kind", kind)
+        setter(self, "total", _sum(fixed.values()))
+        setter(self, "host_total", _sum(fixed_host.values()))
 
-    @property
-    def total(self) -> int | float:
-        """Sum of ``parts`` in bytes (device memory only)."""
-        return _sum(self.parts.values())
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Breakdown is immutable; use .replace(...)")
 
-    @property
-    def host_total(self) -> int | float:
-        """Sum of ``host_parts`` in bytes (0 when nothing lives on the host)."""
-        return _sum(self.host_parts.values())
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Breakdown is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Breakdown):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Breakdown(method={self.method!r}, kind={self.kind!r}, total={self.total!r}, "
+            f"parts={dict(self.parts)!r})"
+        )
+
+    def replace(self, **changes: object) -> Breakdown:
+        """A copy with some fields changed (parts, method, source, inputs, host_parts, notes,
+        kind)."""
+        fields = {
+            "parts": self.parts,
+            "method": self.method,
+            "source": self.source,
+            "inputs": self.inputs,
+            "host_parts": self.host_parts,
+            "notes": self.notes,
+            "kind": self.kind,
+        }
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"unknown Breakdown field(s): {', '.join(sorted(unknown))}")
+        fields.update(changes)
+        return Breakdown(**fields)  # type: ignore[arg-type]
 
     def __getitem__(self, name: str) -> int | float:
         return self.parts[name]
@@ -83,9 +139,9 @@ class Breakdown:
         values["total"] = to_unit(self.total, unit)
         return values
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict: every part in bytes, the total, the method, source and inputs."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "kind": self.kind,
             "method": self.method,
             "source": self.source,

@@ -10,21 +10,21 @@ factor" for CPU memory, and 4 bytes × GPUs per node when a model is first creat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from . import sources
 from .validation import check_int, check_params, check_positive
 
 
-@dataclass(frozen=True)
-class EstimateRow:
-    """One line of DeepSpeed's estimate: the options and bytes per CPU (node) and per GPU."""
+class EstimateRow(
+    namedtuple("EstimateRow", "offload_param offload_optimizer zero_init per_cpu per_gpu")
+):
+    """One line of DeepSpeed's estimate: the options and bytes per CPU (node) and per GPU.
 
-    offload_param: str
-    offload_optimizer: str
-    zero_init: bool
-    per_cpu: int
-    per_gpu: int
+    Fields: offload_param: str; offload_optimizer: str; zero_init: bool; per_cpu: int; per_gpu: int.
+    """
+
+    __slots__ = ()
 
     def options(self) -> str:
         """The options as DeepSpeed prints them (``offload_param=cpu , ...``)."""

@@ -9,7 +9,7 @@ across nodes; _HYBRID_SHARD_ZERO2 applies SHARD_GRAD_OP within a node and replic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections import namedtuple
 
 from . import sources
 from .breakdown import Breakdown
@@ -17,14 +17,13 @@ from .model_states import model_states
 from .validation import check_int
 
 
-@dataclass(frozen=True)
-class FsdpStrategy:
-    """One FSDP sharding strategy: its ZeRO stage and over which group it shards."""
+class FsdpStrategy(namedtuple("FsdpStrategy", "name zero shard_group description")):
+    """One FSDP sharding strategy: its ZeRO stage and over which group it shards.
 
-    name: str
-    zero: int
-    shard_group: str  # "world" | "node" | "none"
-    description: str
+    Fields: name, zero (stage), shard_group ("world", "node" or "none"), description.
+    """
+
+    __slots__ = ()
 
 
 FSDP_STRATEGIES: dict[str, FsdpStrategy] = {
@@ -86,8 +85,7 @@ def fsdp_model_states(
     states = model_states(
         params, optimizer=optimizer, precision=precision, dp=group, zero=found.zero
     )
-    return replace(
-        states,
+    return states.replace(
         method=f"FSDP {found.name} = ZeRO stage {found.zero} over {group} GPUs",
         source=states.source + "; " + sources.FSDP,
         inputs={**states.inputs, "fsdp_strategy": found.name, "world_size": world},

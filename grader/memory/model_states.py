@@ -10,7 +10,7 @@ gradients (stage 2, P_os+g: 2Ψ + (2+K)Ψ/N_d), then the parameters (stage 3, P_
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from . import sources
 from .breakdown import Breakdown, whole
@@ -28,13 +28,14 @@ OPTIMIZERS = ("adam", "adamw", "adam-8bit", "sgd", "sgd-momentum")
 ADAM_8BIT_BLOCK = 2048
 
 
-@dataclass(frozen=True)
-class StatePart:
-    """One named part of the model states: bytes per parameter and which ZeRO stage shards it."""
+class StatePart(namedtuple("StatePart", "name bytes_per_param category")):
+    """One named part of the model states: bytes per parameter and which ZeRO stage shards it.
 
-    name: str
-    bytes_per_param: float
-    category: str  # "parameters" | "gradients" | "optimizer"
+    Fields: name (str), bytes_per_param (float), category ("parameters", "gradients" or
+    "optimizer").
+    """
+
+    __slots__ = ()
 
 
 def state_parts(optimizer: str = "adam", precision: str = "mixed") -> tuple[StatePart, ...]:

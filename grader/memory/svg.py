@@ -9,8 +9,8 @@ vision deficiencies), one colour per part name across all bars.
 
 from __future__ import annotations
 
-import hashlib
 import math
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 
@@ -125,7 +125,7 @@ def stacked_bar_svg(
     if cap is not None:
         desc_lines.append(f"device memory: {format_bytes(cap, name)}")
     desc = ". ".join(desc_lines) + "."
-    uid = "mm-" + hashlib.sha1((title + name + desc).encode()).hexdigest()[:10]
+    uid = f"mm-{zlib.crc32((title + name + desc).encode()):08x}"
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
