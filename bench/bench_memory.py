@@ -5,7 +5,8 @@
 Every figure is printed next to a baseline measured in the same run on the same machine:
 - one full estimate (model states, activations by both methods, residual, communication, the
   largest model that fits) against one call of a trivial Python function;
-- ``python -c "import grader.memory"`` in a fresh interpreter against ``python -c "pass"``, plus
+- ``python -c "import grader.memory"`` in a fresh interpreter against ``python -c "pass"`` (runs
+  interleaved, best of each), plus
   the import's own time as ``python -X importtime`` reports it.
 Nothing here is an assertion: read the numbers, compare runs.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -64,13 +64,16 @@ def per_call_seconds(func, repeat: int) -> float:
     return min(timer.repeat(repeat=repeat, number=number)) / number
 
 
-def fresh_interpreter_seconds(code: str, repeat: int) -> float:
-    times = []
+def fresh_interpreter_seconds(codes: list[str], repeat: int) -> list[float]:
+    """Best (minimum) wall time of ``python -c CODE`` for each code, runs interleaved so that
+    every code sees the same machine load."""
+    best = [float("inf")] * len(codes)
     for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for index, code in enumerate(codes):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+            best[index] = min(best[index], time.perf_counter() - start)
+    return best
 
 
 def importtime_microseconds() -> int:
@@ -96,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
     estimate = per_call_seconds(full_estimate, args.repeat)
     baseline_call = per_call_seconds(trivial, args.repeat)
-    empty = fresh_interpreter_seconds("pass", args.repeat)
-    with_import = fresh_interpreter_seconds("import grader.memory", args.repeat)
+    empty, with_import = fresh_interpreter_seconds(["pass", "import grader.memory"], args.repeat)
     own_import = importtime_microseconds()
 
     results = {
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"python {results['python']}, best of {args.repeat} (calls) / median (interpreters)")
+    print(f"python {results['python']}, best of {args.repeat} runs each")
     print(
         f"one full estimate        {results['full_estimate_us']:9.1f} µs   "
         f"baseline: trivial call {results['trivial_call_us']:.3f} µs   "

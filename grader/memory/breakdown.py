@@ -76,7 +76,7 @@ class Breakdown:
     ) -> None:
         host = host_parts or {}
         for name, value in list(parts.items()) + list(host.items()):
-            if not isinstance(value, int | float) or isinstance(value, bool):
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
                 raise TypeError(f"part {name!r} must be a number of bytes, got {value!r}")
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"part {name!r} must be a finite, non-negative size ({value})")

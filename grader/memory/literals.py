@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation, localcontext
 MAX_TEXT = 200
 MAX_EXPONENT = 400
 
+_PLAIN = re.compile(r"[+-]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)|(?P<op>\*\*|\^|[*×·/()+-]))"
 )
@@ -121,6 +122,11 @@ def parse_number(text: str) -> Decimal:
         raise ValueError("missing number")
     if re.search(r"\b(nan|inf|infinity)\b", cleaned, re.IGNORECASE):
         raise ValueError(f"not a finite number: {text.strip()!r}")
+    if _PLAIN.fullmatch(cleaned):  # fast path: a plain decimal literal such as 7.5e9
+        value = Decimal(cleaned.replace("_", ""))
+        if not value.is_finite():  # pragma: no cover - the pattern admits finite literals only
+            raise ValueError(f"not a finite number: {text.strip()!r}")
+        return value
     cleaned = _strip_thousands(cleaned)
     tokens = _tokens(cleaned)
     if not tokens:

@@ -123,7 +123,7 @@ def parse_bytes(text: str | int | float, *, default_unit: str | None = "B") -> i
     """
     if isinstance(text, bool):
         raise ValueError("expected a memory size such as '24 GB', got a boolean")
-    if isinstance(text, int | float):
+    if isinstance(text, (int, float)):
         if not math.isfinite(text):
             raise ValueError(f"not a finite number of bytes: {text!r}")
         if text < 0:

@@ -16,7 +16,7 @@ def check_params(params: int | float | str, name: str = "params") -> int | float
 
 def check_positive(name: str, value: object, *, allow_zero: bool = False) -> int | float:
     """A finite number greater than zero (or at least zero with ``allow_zero``)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
