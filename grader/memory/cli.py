@@ -156,121 +156,114 @@ def _emit(data: Any, text: str, as_json: bool) -> None:
         print(text)
 
 
+def _pick(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The named options as keyword arguments (``--offload-optimizer`` -> offload_optimizer)."""
+    return {name: getattr(args, name) for name in names}
+
+
+CONFIG = ("optimizer", "precision", "zero")
+
+
+def _states(args: argparse.Namespace) -> None:
+    result = model_states(
+        args.params, dp=args.dp, offload_optimizer=args.offload_optimizer, **_pick(args, *CONFIG)
+    )
+    _emit(result.to_dict(), result.format(args.unit), args.json)
+
+
+def _activations(args: argparse.Namespace) -> None:
+    names = (
+        "hidden",
+        "layers",
+        "seq",
+        "batch",
+        "heads",
+        "method",
+        "tp",
+        "sequence_parallel",
+        "recompute",
+        "pipeline",
+        "interleave",
+        "vocab",
+    )
+    result = activations(**_pick(args, *names))
+    _emit(result.to_dict(), result.format(args.unit), args.json)
+
+
+def _comm(args: argparse.Namespace) -> None:
+    result = data_parallel_volume(args.params, **_pick(args, "zero", "bytes_per_element"))
+    _emit(result.to_dict(), result.format(args.unit), args.json)
+
+
+def _bubble(args: argparse.Namespace) -> None:
+    inputs = _pick(args, "stages", "microbatches", "interleave")
+    value = pipeline_bubble(**inputs)
+    data = {
+        "kind": "pipeline bubble fraction",
+        "value": value,
+        "inputs": inputs,
+        "source": "Narayanan et al. 2021, arXiv:2104.04473, Section 2.2",
+    }
+    _emit(data, f"pipeline bubble (p-1)/(v·m) = {value:.4g} of the ideal step time", args.json)
+
+
+def _fit(args: argparse.Namespace) -> None:
+    inputs = _pick(args, "memory", "dp", "mp", "reserve", *CONFIG)
+    value = max_params(inputs.pop("memory"), **inputs)
+    data = {"kind": "largest model", "params": value, "inputs": _pick(args, "memory", *inputs)}
+    text = (
+        f"largest model whose states fit {format_bytes(args.memory, 'GB')} per device: "
+        f"{value:,} parameters ({value / 1e9:.4g}B)"
+    )
+    _emit(data, text, args.json)
+
+
+def _devices(args: argparse.Namespace) -> None:
+    inputs = _pick(args, "params", "memory", "reserve", *CONFIG)
+    value = min_devices(inputs.pop("params"), inputs.pop("memory"), **inputs)
+    data = {
+        "kind": "fewest data-parallel devices",
+        "devices": value,
+        "inputs": _pick(args, "params", "memory", *inputs),
+    }
+    if value is None:
+        text = f"no number of devices fits {args.params:,} parameters at ZeRO stage {args.zero}"
+    else:
+        text = f"fewest data-parallel devices: {value} (ZeRO stage {args.zero})"
+    _emit(data, text, args.json)
+
+
+def _deepspeed(args: argparse.Namespace) -> None:
+    layout = {"num_gpus_per_node": args.gpus_per_node, "num_nodes": args.nodes}
+    if args.stage == 3:
+        if args.largest_layer is None:
+            raise ValueError("--stage 3 needs --largest-layer")
+        rows = deepspeed_zero3_estimate(args.params, args.largest_layer, **layout)
+    else:
+        rows = deepspeed_zero2_estimate(args.params, **layout)
+    data = {
+        "kind": f"DeepSpeed ZeRO-{args.stage} estimate",
+        "unit": "bytes",
+        "rows": [row.to_dict() for row in rows],
+    }
+    text = format_deepspeed_rows(rows) + "\n(DeepSpeed's 'GB' is bytes / 2**30, i.e. GiB)"
+    _emit(data, text, args.json)
+
+
+COMMANDS = {
+    "states": _states,
+    "activations": _activations,
+    "comm": _comm,
+    "bubble": _bubble,
+    "fit": _fit,
+    "devices": _devices,
+    "deepspeed": _deepspeed,
+}
+
+
 def run(args: argparse.Namespace) -> None:
     """Carry out one parsed command (raises ``ValueError`` for values the model refuses)."""
-    if args.command == "states":
-        result = model_states(
-            args.params,
-            optimizer=args.optimizer,
-            precision=args.precision,
-            dp=args.dp,
-            zero=args.zero,
-            offload_optimizer=args.offload_optimizer,
-        )
-        _emit(result.to_dict(), result.format(args.unit), args.json)
-    elif args.command == "activations":
-        result = activations(
-            hidden=args.hidden,
-            layers=args.layers,
-            seq=args.seq,
-            batch=args.batch,
-            heads=args.heads,
-            method=args.method,
-            tp=args.tp,
-            sequence_parallel=args.sequence_parallel,
-            recompute=args.recompute,
-            pipeline=args.pipeline,
-            interleave=args.interleave,
-            vocab=args.vocab,
-        )
-        _emit(result.to_dict(), result.format(args.unit), args.json)
-    elif args.command == "comm":
-        result = data_parallel_volume(
-            args.params, zero=args.zero, bytes_per_element=args.bytes_per_element
-        )
-        _emit(result.to_dict(), result.format(args.unit), args.json)
-    elif args.command == "bubble":
-        value = pipeline_bubble(args.stages, args.microbatches, interleave=args.interleave)
-        data = {
-            "kind": "pipeline bubble fraction",
-            "value": value,
-            "inputs": {
-                "stages": args.stages,
-                "microbatches": args.microbatches,
-                "interleave": args.interleave,
-            },
-            "source": "Narayanan et al. 2021, arXiv:2104.04473, Section 2.2",
-        }
-        _emit(data, f"pipeline bubble (p-1)/(v·m) = {value:.4g} of the ideal step time", args.json)
-    elif args.command == "fit":
-        value = max_params(
-            args.memory,
-            optimizer=args.optimizer,
-            precision=args.precision,
-            dp=args.dp,
-            zero=args.zero,
-            mp=args.mp,
-            reserve=args.reserve,
-        )
-        data = {
-            "kind": "largest model",
-            "params": value,
-            "inputs": {
-                "memory_bytes": args.memory,
-                "dp": args.dp,
-                "zero": args.zero,
-                "mp": args.mp,
-                "optimizer": args.optimizer,
-                "precision": args.precision,
-                "reserve_bytes": args.reserve,
-            },
-        }
-        text = (
-            f"largest model whose states fit {format_bytes(args.memory, 'GB')} per device: "
-            f"{value:,} parameters ({value / 1e9:.4g}B)"
-        )
-        _emit(data, text, args.json)
-    elif args.command == "devices":
-        value = min_devices(
-            args.params,
-            args.memory,
-            optimizer=args.optimizer,
-            precision=args.precision,
-            zero=args.zero,
-            reserve=args.reserve,
-        )
-        data = {
-            "kind": "fewest data-parallel devices",
-            "devices": value,
-            "inputs": {"params": args.params, "memory_bytes": args.memory, "zero": args.zero},
-        }
-        text = (
-            f"no number of devices fits {args.params:,} parameters at ZeRO stage {args.zero}"
-            if value is None
-            else f"fewest data-parallel devices: {value} (ZeRO stage {args.zero})"
-        )
-        _emit(data, text, args.json)
-    elif args.command == "deepspeed":
-        if args.stage == 3:
-            if args.largest_layer is None:
-                raise ValueError("--stage 3 needs --largest-layer")
-            rows = deepspeed_zero3_estimate(
-                args.params,
-                args.largest_layer,
-                num_gpus_per_node=args.gpus_per_node,
-                num_nodes=args.nodes,
-            )
-        else:
-            rows = deepspeed_zero2_estimate(
-                args.params, num_gpus_per_node=args.gpus_per_node, num_nodes=args.nodes
-            )
-        data = {
-            "kind": f"DeepSpeed ZeRO-{args.stage} estimate",
-            "unit": "bytes",
-            "rows": [row.to_dict() for row in rows],
-        }
-        text = format_deepspeed_rows(rows) + "\n(DeepSpeed's 'GB' is bytes / 2**30, i.e. GiB)"
-        _emit(data, text, args.json)
+    COMMANDS[args.command](args)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,17 @@ class EstimateRow(
 SOURCE = sources.DEEPSPEED_ESTIMATOR
 
 
+def _layout(
+    total_params: int | float | str, per_node: int, nodes: int, factor: float
+) -> tuple[int | float, int, int, float, float]:
+    """Checked: params, GPUs per node, total GPUs, gpus_factor (1 / nodes), buffer factor."""
+    params = check_params(total_params, "total_params")
+    per_node = check_int("num_gpus_per_node", per_node, minimum=1)
+    nodes = check_int("num_nodes", nodes, minimum=1)
+    factor = check_positive("additional_buffer_factor", factor)
+    return params, per_node, per_node * nodes, 1 / nodes, factor
+
+
 def deepspeed_zero3_estimate(
     total_params: int | float | str,
     largest_layer_params: int | float | str,
@@ -67,13 +78,10 @@ def deepspeed_zero3_estimate(
     4 × largest_layer_params × gpus_per_node with ``zero.Init``; without it the first two take
     max(4 × gpus_per_node, 18 or 16 × gpus_factor) and the last 4 × params × gpus_per_node.
     """
-    params = check_params(total_params, "total_params")
     largest = check_params(largest_layer_params, "largest_layer_params")
-    per_node = check_int("num_gpus_per_node", num_gpus_per_node, minimum=1)
-    nodes = check_int("num_nodes", num_nodes, minimum=1)
-    factor = check_positive("additional_buffer_factor", additional_buffer_factor)
-    total_gpus = per_node * nodes
-    gpus_factor = 1 / nodes
+    params, per_node, total_gpus, gpus_factor, factor = _layout(
+        total_params, num_gpus_per_node, num_nodes, additional_buffer_factor
+    )
     layer_memory = 4 * largest
     rows = []
     for offload_param, offload_optimizer in (("cpu", "cpu"), ("none", "cpu"), ("none", "none")):
@@ -108,12 +116,9 @@ def deepspeed_zero2_estimate(
     offloaded, else 4 × params + int(16 × params / total_gpus); CPU params × max(4 ×
     gpus_per_node, 16 × gpus_factor) × factor offloaded, else params × 4 × gpus_per_node × factor.
     """
-    params = check_params(total_params, "total_params")
-    per_node = check_int("num_gpus_per_node", num_gpus_per_node, minimum=1)
-    nodes = check_int("num_nodes", num_nodes, minimum=1)
-    factor = check_positive("additional_buffer_factor", additional_buffer_factor)
-    total_gpus = per_node * nodes
-    gpus_factor = 1 / nodes
+    params, per_node, total_gpus, gpus_factor, factor = _layout(
+        total_params, num_gpus_per_node, num_nodes, additional_buffer_factor
+    )
     offloaded = EstimateRow(
         "",
         "cpu",
