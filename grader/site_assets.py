@@ -5,6 +5,7 @@
 - Pyodide core (``pyodide.mjs``, ``pyodide.asm.*``, ``python_stdlib.zip``, ``pyodide-lock.json``)
 - KaTeX (``katex.min.js``, ``katex.min.css``, ``contrib/auto-render.min.js``, fonts)
 - the ``grader`` wheel built from this repository (``.build/wheel/*.whl``)
+- the GPU lab notebooks (``labs/*.ipynb``), served for download from ``vendor/labs/``
 
 The destination is generated output (git-ignored); MkDocs copies the theme folder into the site.
 """
@@ -38,7 +39,20 @@ def _copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def vendor(npm_modules: Path, dest: Path, wheel_dir: Path) -> dict[str, object]:
+def copy_lab_notebooks(labs_dir: Path, dest: Path) -> list[str]:
+    """Copy ``labs/*.ipynb`` into ``dest`` (replacing what was there); return their names."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    names = []
+    for notebook in sorted(labs_dir.glob("*.ipynb")):
+        _copy(notebook, dest / notebook.name)
+        names.append(notebook.name)
+    return names
+
+
+def vendor(
+    npm_modules: Path, dest: Path, wheel_dir: Path, labs_dir: Path = Path("labs")
+) -> dict[str, object]:
     """Copy runtimes into ``dest``; return a manifest (also written as ``dest/manifest.json``)."""
     pyodide = npm_modules / "pyodide"
     katex = npm_modules / "katex" / "dist"
@@ -60,6 +74,7 @@ def vendor(npm_modules: Path, dest: Path, wheel_dir: Path) -> dict[str, object]:
     if wheel_dest.exists():
         shutil.rmtree(wheel_dest)
     _copy(wheels[-1], wheel_dest / wheels[-1].name)
+    lab_notebooks = copy_lab_notebooks(labs_dir, dest / "labs")
     manifest = {
         "pyodide_version": json.loads((pyodide / "package.json").read_text())["version"],
         "katex_version": json.loads((npm_modules / "katex" / "package.json").read_text())[
@@ -71,6 +86,7 @@ def vendor(npm_modules: Path, dest: Path, wheel_dir: Path) -> dict[str, object]:
             (dest / "pyodide" / name).stat().st_size for name in CELL_FETCHED_FILES
         )
         + wheels[-1].stat().st_size,
+        "lab_notebooks": [f"labs/{name}" for name in lab_notebooks],
     }
     (dest / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
