@@ -10,8 +10,12 @@ units, starter code. The answer field itself is left to the practice script, whi
       <div class="exercise-prompt"> the prompt, rendered </div>
       <ol class="exercise-choices"> ... </ol>             choice kinds; matching: two lists
       <div class="exercise-answer" data-exercise-id=ID></div>
-      <script type="application/json" class="exercise-public">{public view}</script>
+      <div class="exercise-public" hidden data-json="{public view}"></div>
     </div>
+
+The public view travels in a data attribute, not in ``<script type="application/json">``: Material's
+instant navigation re-creates every inline ``<script>`` of the new page as a plain script (type,
+id and class dropped), so a JSON script would run as JavaScript (a syntax error) and vanish.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ CHOICE_KINDS = {"single_choice", "multiple_select"}
 
 
 def public_json(view: dict[str, Any]) -> str:
-    """The public view as JSON that is safe inside a <script> element."""
+    """The public view as JSON, also safe inside a <script> element."""
     text = json.dumps(view, ensure_ascii=False, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
@@ -125,10 +129,10 @@ class ExerciseProcessor(BlockProcessor):
         answer = etree.SubElement(div, "div")
         answer.set("class", "exercise-answer")
         answer.set("data-exercise-id", exercise_id)
-        data = etree.SubElement(div, "script")
-        data.set("type", "application/json")
+        data = etree.SubElement(div, "div")
         data.set("class", "exercise-public")
-        data.text = AtomicString(public_json(view))
+        data.set("hidden", "hidden")
+        data.set("data-json", public_json(view))
 
     @staticmethod
     def choice_list(

@@ -102,14 +102,11 @@ def test_directive_renders_the_contract_markup(exercises: Path) -> None:
 def test_directive_ships_only_the_public_view(exercises: Path) -> None:
     html = render("::: exercise l03-demo", exercises)
     assert "SECRET" not in html and "correct" not in html
-    data = re.search(
-        r'<script class="exercise-public" type="application/json">(.*?)</script>', html
-    )
-    assert data is not None
-    view = json.loads(data.group(1))
+    [data] = Elements(html).find("div", **{"class": "exercise-public"})
+    view = json.loads(data["data-json"])
+    assert "hidden" in data and "<script" not in html  # instant navigation re-runs scripts
     assert view["id"] == "l03-demo" and view["title"] == "A demo <question>"
     assert view["choices"] == [{"id": "a", "text": "This one"}, {"id": "b", "text": "That one"}]
-    assert "<question>" not in data.group(1)  # escaped inside the script element
 
 
 def test_directive_naming_no_exercise_warns(
@@ -305,9 +302,30 @@ def test_every_question_and_rep_has_a_checkbox(built_site: Path, lesson: int) ->
     assert [b["data-item-id"] for b in boxes] == [i.id for i in source.items]
     assert len(boxes) == 9
     assert all(b["aria-label"].startswith("Done: ") and len(b["aria-label"]) > 8 for b in boxes)
-    choices = tags.find("ol", **{"class": "exercise-choices"})
-    assert len(choices) == 1  # one single-choice question per lesson, options a-d
-    assert len([a for t, a in tags.tags if t == "li" and "data-choice-id" in a]) >= 4
+
+
+# The multiple-choice options of the drafts (shared/seeds), as the page must show them.
+DRAFT_OPTIONS = {
+    8: [
+        "Communication bandwidth between devices eventually saturates",
+        "Every device holds a full, redundant copy of the same per-parameter memory cost",
+        "The all-reduce operation itself consumes an amount of memory proportional to model size",
+        "Larger models always produce larger gradients, which overflow fp16 representation",
+    ],
+    11: [
+        "Checkpointing is incompatible with ZeRO-DP and cannot be used alongside it",
+        "Even the reduced set of activations checkpointing keeps can still be large",
+        "Checkpointing increases memory use in exchange for less compute",
+        "Checkpointing only works for models trained without mixed precision",
+    ],
+}
+
+
+@pytest.mark.parametrize("lesson", [8, 11])
+def test_every_multiple_choice_option_of_the_draft(built_site: Path, lesson: int) -> None:
+    text = visible(page_text(built_site, lesson))
+    for option in DRAFT_OPTIONS[lesson]:
+        assert option in text, option
 
 
 def test_formulas_render_as_math(built_site: Path) -> None:
@@ -318,9 +336,8 @@ def test_formulas_render_as_math(built_site: Path) -> None:
 
 def test_progress_page_lists_lessons_from_the_build(built_site: Path) -> None:
     html = (built_site / "progress" / "index.html").read_text(encoding="utf-8")
-    data = re.search(r'<script id="course-lessons" type="application/json">(.*?)</script>', html)
-    assert data is not None
-    index = json.loads(data.group(1))["lessons"]
+    [page] = [a for t, a in Elements(html).tags if "data-lessons" in a]
+    index = json.loads(page["data-lessons"])["lessons"]
     expected = [(s.number, [i.id for i in s.items]) for s in lessons(ROOT / "lessons")]
     assert [(e["lesson"], e["items"]) for e in index] == expected
     assert 'href="../stage-4/lesson-08/"' in html and 'href="../stage-5/lesson-11/"' in html

@@ -380,9 +380,10 @@
     var items = [];
     answerDivs.forEach(function (div) {
       var root = div.closest(".exercise");
-      var script = root && root.querySelector("script.exercise-public");
+      // data-json: a JSON <script> does not survive Material's instant navigation (grader.course)
+      var script = root && root.querySelector(".exercise-public");
       var view;
-      try { view = JSON.parse(script ? script.textContent : "null"); } catch (e) { view = null; }
+      try { view = JSON.parse(script ? (script.getAttribute("data-json") || script.textContent) : "null"); } catch (e) { view = null; }
       if (!view || !view.kind) return;
       div.setAttribute("data-practice-ready", "");
       var id = div.getAttribute("data-exercise-id");

@@ -2,7 +2,7 @@
 // <input class="course-check" data-item-id="..."> (rendered by grader.course). Its state lives in
 // localStorage under "course:progress:<item-id>" ("1" = done), so it survives a reload, instant
 // navigation and closing the browser. Lessons show "N of M done"; the progress page
-// (::: course-progress) shows every lesson, from a JSON list emitted at build time, and exports
+// (::: course-progress) shows every lesson, from a JSON list emitted at build time (data-lessons), and exports
 // and imports the learner's ticks as a file. Initialised through Material's document$, on every
 // page load and instant navigation; running twice on the same page changes nothing.
 (function () {
@@ -88,10 +88,10 @@
   // --- the progress page ----------------------------------------------------------------------
 
   function lessonIndex() {
-    var el = document.getElementById("course-lessons");
+    var el = document.querySelector(".course-progress-page[data-lessons]");
     if (!el) return null;
     try {
-      return JSON.parse(el.textContent).lessons || [];
+      return JSON.parse(el.getAttribute("data-lessons")).lessons || [];
     } catch (e) {
       return [];
     }
