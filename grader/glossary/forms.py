@@ -57,7 +57,9 @@ def term_forms(term: Term) -> list[str]:
     names = list(term.aliases) if term.symbol else [term.term, *term.aliases]
     forms: list[str] = []
     for name in names:
-        for form in (name, *number_variants(name)):
+        # "Gradients" matches in any case, so its singular is that of "gradients".
+        variants = number_variants(name if is_case_sensitive(name) else name.lower())
+        for form in (name, *variants):
             if form not in forms:
                 forms.append(form)
     return forms
