@@ -160,6 +160,8 @@ def activations(
         )
     else:
         v = check_int("vocab", vocab, minimum=1)
+        if not sequence_parallel:
+            notes.append("Section 4.3's terms outside the layers assume sequence parallelism (÷ t)")
         parts["embedding dropout (sbhp/t)"] = sbh * p / t
         if p == 1:
             parts["output layer and loss (4sbh/t·(1 + v/h))"] = 4 * sbh / t * (1 + v / h)

@@ -63,6 +63,7 @@ _UNIT_LOOKUP.update({word + "s": unit for word, unit in _WORDS.items() if not wo
 
 _BIT_UNIT = re.compile(r"^[KMGTP]i?b$")
 _BIT_WORD = re.compile(r"^(?:[kmgtp]i?|kilo|mega|giga|tera|peta|kibi|mebi|gibi|tebi)?bits?$", re.I)
+_APPROX = re.compile(r"^(?:~|≈|about\s|approx\.?\s|approximately\s)\s*", re.IGNORECASE)
 _SPLIT = re.compile(r"^(?P<number>.*?)\s*(?P<unit>[A-Za-z]+)?\s*$", re.DOTALL)
 
 _COUNT_SUFFIX: dict[str, int] = {
@@ -116,7 +117,8 @@ def parse_bytes(text: str | int | float, *, default_unit: str | None = "B") -> i
     ``b`` ("Gb") means bits and is refused. A bare number is read in ``default_unit`` (bytes);
     pass ``default_unit=None`` to demand a unit (an answer "24" is then an error, since it could
     mean bytes or gigabytes). An ``int``/``float`` argument is taken as bytes. Raises
-    ``ValueError`` with a message fit to show a learner.
+    ``ValueError`` with a message fit to show a learner. A leading "~", "≈" or "about" and a
+    trailing full stop are ignored ("about 24 GB.").
 
     >>> parse_bytes("24 GB"), parse_bytes("22.4 GiB"), parse_bytes("2**40")
     (24000000000, 24051816857.6, 1099511627776)
@@ -133,7 +135,7 @@ def parse_bytes(text: str | int | float, *, default_unit: str | None = "B") -> i
         raise ValueError(f"expected a memory size such as '24 GB', got {type(text).__name__}")
     if len(text) > MAX_TEXT:
         raise ValueError(f"memory size too long ({len(text)} characters, at most {MAX_TEXT})")
-    shown = text.strip()
+    shown = _APPROX.sub("", text.strip()).removesuffix(".").strip()
     if not shown:
         raise ValueError("missing memory size: write a number and a unit, e.g. '24 GB'")
     match = _SPLIT.match(shown)

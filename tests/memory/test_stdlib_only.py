@@ -36,8 +36,7 @@ def test_imports_without_site_packages() -> None:
     foreign = [
         name
         for name in loaded
-        if not name.startswith("grader")
-        and name.split(".")[0] not in sys.stdlib_module_names
+        if not name.startswith("grader") and name.split(".")[0] not in sys.stdlib_module_names
     ]
     assert foreign == []
     assert "grader.memory" in loaded

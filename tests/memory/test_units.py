@@ -36,6 +36,9 @@ def test_unit_constants() -> None:
         ("512 KiB", 512 * 1024),
         ("16 kB", 16000),
         ("  7 MB  ", 7 * 10**6),
+        ("about 24 GB.", 24 * 10**9),
+        ("~24 GB", 24 * 10**9),
+        ("≈ 22.4 GiB", 22.4 * 2**30),
     ],
 )
 def test_parse_bytes_accepts_what_people_type(text: str, expected: float) -> None:
