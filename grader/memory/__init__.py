@@ -17,7 +17,7 @@ Model states (ZeRO, arXiv:1910.02054 Section 3.1, 5)
 Activations (ZeRO Section 3.2; Korthikanti et al. 2022, arXiv:2205.05198)
     ``activations(*, hidden, layers, seq, batch, heads=None, method="zero-paper"|"korthikanti",
     tp=1, sequence_parallel=False, recompute="none"|"selective"|"full", pipeline=1,
-    microbatches=None, interleave=1, bytes_per_element=2) -> Breakdown``;
+    interleave=1, vocab=None, bytes_per_element=2) -> Breakdown``;
     ``korthikanti_per_layer(...)``; ``attention_score_ratio(hidden=, seq=, heads=)`` (5as/h).
 
 Residual memory (ZeRO Section 3.2, 6.2)
