@@ -20,7 +20,12 @@ from grader.service import results as results_store
 from grader.service import submissions as submission_store
 from grader.service.attempt_limits import AttemptsUsedUp, RateLimited
 from grader.service.auth import InstructorDep, LearnerDep
-from grader.service.grader_client import GraderClient, UnknownLesson, UnusableSubmission
+from grader.service.grader_client import (
+    GraderClient,
+    GradingUnavailable,
+    UnknownLesson,
+    UnusableSubmission,
+)
 from grader.service.schemas import (
     GradebookRow,
     Health,
@@ -56,7 +61,7 @@ def _client(request: Request) -> GraderClient:
 
 @router.get("/version", response_model=Version, summary="Service version and graded lessons")
 def version(request: Request) -> Version:
-    return Version(service=__version__, lessons=sorted(_client(request).lessons))
+    return Version(service=__version__, lessons=_client(request).lessons)
 
 
 @router.get("/health", response_model=Health, summary="Liveness, including the database")
@@ -85,6 +90,7 @@ def me(learner: LearnerDep) -> Me:
         413: {"model": Problem, "description": "Body over the size limit"},
         422: {"model": Problem, "description": "Unusable submission"},
         429: {"model": RateLimitProblem, "description": "Rate limit (stated in the answer)"},
+        503: {"model": Problem, "description": "The grader cannot grade now; nothing stored"},
     },
 )
 async def submit(
@@ -101,11 +107,13 @@ async def submit(
     key = idempotency_key or f"server-{uuid.uuid4()}"
     answers = body.model_dump()["answers"]
     try:
-        questions = client.check_questions(lesson, answers)
+        questions = await run_in_threadpool(client.check_questions, lesson, answers)
     except UnknownLesson as exc:
         raise HTTPException(404, str(exc)) from exc
     except UnusableSubmission as exc:
         raise HTTPException(422, str(exc)) from exc
+    except GradingUnavailable as exc:
+        raise HTTPException(503, f"the grader cannot grade now: {exc}") from exc
     try:
         stored = await run_in_threadpool(
             submission_store.find_replay, engine, learner.id, key, lesson, answers
@@ -127,6 +135,8 @@ async def submit(
             )
     except UnusableSubmission as exc:
         raise HTTPException(422, str(exc)) from exc
+    except GradingUnavailable as exc:
+        raise HTTPException(503, f"the grader cannot grade now; nothing was stored: {exc}") from exc
     except submission_store.IdempotencyConflict as exc:
         raise HTTPException(409, str(exc)) from exc
     except AttemptsUsedUp as exc:

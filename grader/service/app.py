@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from grader import __version__
 from grader.service.api import router
 from grader.service.body_limit import BodyLimitMiddleware
-from grader.service.grader_client import GraderClient
+from grader.service.grader_client import GraderClient, GradingUnavailable
 from grader.service.settings import Settings
 from grader.service.storage import make_engine
 
@@ -87,7 +87,10 @@ def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine or make_engine(settings)
     app.state.grader = GraderClient(settings.exercises_dir, settings.grading_concurrency)
-    app.state.grader.lessons  # read the exercise files once, at start  # noqa: B018
+    try:
+        app.state.grader.all_questions()  # read the exercise files now, not at the first request
+    except GradingUnavailable as exc:
+        log.error("the grader cannot grade (submissions get 503 until fixed): %s", exc)
     app.include_router(router, prefix="/api")
 
     @app.api_route(

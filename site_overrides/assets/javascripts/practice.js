@@ -1,7 +1,8 @@
 /* Practice answers: fields of each exercise's kind, a Check button, feedback from the grader.
  *
  * Every exercise on a page has an empty <div class="exercise-answer" data-exercise-id=...> and its
- * public view in <script type="application/json" class="exercise-public">. This script fills the
+ * public view in <div class="exercise-public" data-json=...> (a JSON <script> is read too; it does
+ * not survive instant navigation, which re-runs inline scripts). This script fills the
  * answer div (number + unit, choices, matching selects, text, code) and a Check button, and shows
  * the grader's feedback under the question in an aria-live region.
  *
