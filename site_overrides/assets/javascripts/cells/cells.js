@@ -76,7 +76,7 @@ class Cell {
     const bar = document.createElement("div");
     bar.className = "pycell-toolbar";
     this.runButton = button("▶ Run", "pycell-run", "Run this cell (Shift+Enter)", () => this.run());
-    this.stopButton = button("■ Stop", "pycell-stop", "Stop this cell", () => session.stop(this));
+    this.stopButton = button("■ Stop", "pycell-stop", "Stop this cell", () => this.stop());
     this.resetButton = button(
       "↺ Reset",
       "pycell-reset",
@@ -133,7 +133,13 @@ class Cell {
     this.setStatus("Original code restored (Ctrl+Z in the editor undoes it)");
   }
 
+  stop() {
+    this.stopRequested = true;
+    session.stop(this);
+  }
+
   run() {
+    this.stopRequested = false;
     clearTimeout(this.saveTimer);
     const code = this.editor.value;
     storage.set(this.key, code === this.original ? null : code);
@@ -193,7 +199,12 @@ class Cell {
     const ms = seconds * 1000;
     const took = ms < 1 ? "<1 ms" : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
     const note = this.dropped ? ` · output cut (${this.dropped.toLocaleString()} characters not shown)` : "";
-    this.setStatus(`${ok ? "Ran" : "Error"} in ${took} · run ${run} in this page's namespace${note}`);
+    if (!ok && this.stopRequested) {
+      // Stopped by KeyboardInterrupt (cross-origin isolated pages): Python kept running.
+      this.setStatus("Stopped · the namespace is kept");
+    } else {
+      this.setStatus(`${ok ? "Ran" : "Error"} in ${took} · run ${run} in this page's namespace${note}`);
+    }
     this.el.classList.toggle("pycell--error", !ok);
   }
 
@@ -243,7 +254,9 @@ function addNamespaceNote(first) {
     "The Python cells on this page share one namespace: a cell sees what the cells you ran " +
     "before it defined, in the order you ran them. Python (about 12 MB) loads on your first Run " +
     "and runs in this browser, offline. Your edits stay in this browser until Reset. " +
-    "Stop restarts Python, which empties the namespace.";
+    (self.crossOriginIsolated
+      ? "Stop interrupts a cell and keeps the namespace."
+      : "Stop restarts Python, which empties the namespace.");
   first.before(note);
 }
 
