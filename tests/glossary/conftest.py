@@ -80,6 +80,7 @@ def render(small_glossary: Path) -> Callable[[str], str]:
         md = markdown.Markdown(
             extensions=[
                 "attr_list",
+                "md_in_html",
                 "toc",
                 "abbr",
                 "pymdownx.superfences",

@@ -86,6 +86,8 @@ def test_keyboard_focus_shows_the_definition(site_url: str, page: Page) -> None:
 
 
 def test_tooltips_survive_navigation_and_repeated_page_events(site_url: str, page: Page) -> None:
+    # Served on a port other than site_url's, Material loads the next page in full (instant
+    # navigation only intercepts sitemap addresses); the document$ events below stand in for it.
     page.goto(f"{site_url}/{LESSON_8}")
     page.locator(f'nav.md-nav--primary a[href$="{LESSON_11}"]').first.click()
     page.wait_for_url(f"**/{LESSON_11}")
