@@ -243,7 +243,11 @@
     return {
       node: el("div", { className: "practice-textbox" }, [label, input]),
       focus: input,
-      get: function () { return input.value.trim() ? input.value : null; },
+      get: function () {
+        // The untouched starter is not an answer (nothing to check, nothing to download).
+        var text = input.value.trim();
+        return text && text !== (view.starter || "").trim() ? input.value : null;
+      },
       set: function (value) { if (typeof value === "string") input.value = value; }
     };
   }
@@ -274,7 +278,18 @@
       el("strong", { text: passed ? "✓ Correct" : "✗ Not yet" }),
       el("span", { text: " · " + formatScore(test.score, test.max_score) + (note ? " · " + note : "") })
     ]));
-    if (test.output) box.appendChild(el("div", { className: "practice-output", text: test.output }));
+    if (test.output) box.appendChild(inlineMarkdown(test.output, el("div", { className: "practice-output" })));
+  }
+
+  // Feedback is Markdown-ish text: render **bold** and `code` as elements, everything else as
+  // text nodes (never HTML, whatever the text holds).
+  function inlineMarkdown(text, into) {
+    String(text).split(/(\*\*[^*\n]+\*\*|`[^`\n]+`)/).forEach(function (part) {
+      if (/^\*\*[^*]+\*\*$/.test(part)) into.appendChild(el("strong", { text: part.slice(2, -2) }));
+      else if (/^`[^`]+`$/.test(part)) into.appendChild(el("code", { text: part.slice(1, -1) }));
+      else if (part) into.appendChild(document.createTextNode(part));
+    });
+    return into;
   }
 
   function showMessage(item, text, tone) {
@@ -308,12 +323,14 @@
     return { learner: load(NAME_KEY) || "your name here", lesson: lesson, answers: answers };
   }
 
+  function fileName(lesson) { return "lesson-" + String(lesson).padStart(2, "0") + "-answers.json"; }
+
   function download(items, lesson) {
     var data = submissionFile(items, lesson);
     var blob = new Blob([JSON.stringify(data, null, 2) + "\n"], { type: "application/json" });
     var link = el("a", {
       href: URL.createObjectURL(blob),
-      download: "lesson-" + String(lesson).padStart(2, "0") + "-answers.json"
+      download: fileName(lesson)
     });
     document.body.appendChild(link);
     link.click();
@@ -354,7 +371,7 @@
     var offline = el("div", { className: "practice-offline", hidden: "" }, [
       el("p", { text: "To have them graded, download them as a submission file and grade it with " +
         "the course's command line:" }),
-      el("pre", {}, [el("code", { text: "python -m grader grade lesson-NN-answers.json" })]),
+      el("pre", {}, [el("code", { text: "python -m grader grade " + fileName(lessons[0] || 0) })]),
       el("label", { "for": "practice-name", text: "Name in the file" }), nameInput
     ].concat(downloads).concat([retry]));
     nameInput.addEventListener("input", function () { store(NAME_KEY, nameInput.value.trim()); });
