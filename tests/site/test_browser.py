@@ -75,6 +75,7 @@ def test_tick_survives_reload_and_instant_navigation(instant_site_url: str, page
     page.locator(f'nav.md-nav--primary a[href$="{LESSON_11}"]').first.click()
     page.wait_for_url(f"**/{LESSON_11}")
     expect(header_progress(page)).to_have_text("Progress: 0 of 9 done")
+    expect(page.locator(".arithmatex .katex").first).to_be_visible()  # math after navigation
     page.locator(REP_11).check()
     expect(header_progress(page)).to_have_text("Progress: 1 of 9 done")
 
@@ -175,8 +176,23 @@ def test_screenshots_of_each_lesson(
         page.goto(f"{instant_site_url}/{path}", wait_until="networkidle")
         palette = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
         assert palette == ("slate" if scheme == "dark" else "default")
-        if path != PROGRESS:
-            expect(page.locator(".katex").first).to_be_visible()  # formulas rendered
+        if path != PROGRESS:  # every formula rendered by KaTeX
+            expect(page.locator(".arithmatex .katex").first).to_be_visible()
+            raw = page.evaluate(
+                "[...document.querySelectorAll('.arithmatex')]"
+                ".filter(e => !e.querySelector('.katex')).length"
+            )
+            assert raw == 0
         shot = screenshot_dir / f"site-{name}-{scheme}.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
+
+
+def test_search_works_offline(instant_site_url: str, page: Page) -> None:
+    page.goto(f"{instant_site_url}/")
+    search = page.locator("input.md-search__input")
+    search.click()
+    page.keyboard.type("activation", delay=20)
+    results = page.locator(".md-search-result__item")
+    expect(results.first).to_be_visible(timeout=15_000)
+    expect(page.locator(".md-search-result")).to_contain_text("Activation Memory and ZeRO-R")

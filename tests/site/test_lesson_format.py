@@ -332,6 +332,8 @@ def test_formulas_render_as_math(built_site: Path) -> None:
     html = page_text(built_site, 8)
     assert re.search(r'<span class="arithmatex">\\\(16\\Psi\\\)</span>', html)
     assert "vendor/katex/katex.min.js" in html and "assets/javascripts/math.js" in html
+    l11 = page_text(built_site, 11)
+    assert '<span class="arithmatex">\\((2+2+K)\\Psi/N_d\\)</span>' in l11
 
 
 def test_progress_page_lists_lessons_from_the_build(built_site: Path) -> None:
