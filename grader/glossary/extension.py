@@ -15,6 +15,7 @@ cached here, keyed by the files' sizes and modification times: a build reads the
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from markdown import Extension, Markdown
@@ -24,6 +25,9 @@ from grader.glossary.linking import GlossaryTreeprocessor, LinkingState
 from grader.glossary.page import GlossaryPagePreprocessor
 from grader.glossary.terms import Glossary, load_glossary
 from grader.glossary.usage import LessonRef, lesson_usage
+
+# Under the "mkdocs" logger, so that `mkdocs build --strict` fails on a broken glossary.
+log = logging.getLogger("mkdocs.grader.glossary")
 
 _Key = tuple[str, tuple[tuple[str, int, int], ...]]
 _GLOSSARIES: dict[_Key, tuple[Glossary, TermMatcher]] = {}
@@ -44,6 +48,8 @@ def cached_glossary(folder: Path) -> tuple[Glossary, TermMatcher]:
     key = _folder_key(folder, "*.y*ml")
     if key not in _GLOSSARIES:
         glossary = load_glossary(folder)
+        for problem in glossary.problems:
+            log.warning("glossary: %s:%d: %s", problem.path, problem.line, problem.message)
         _GLOSSARIES.clear()
         _GLOSSARIES[key] = (glossary, TermMatcher(glossary))
     return _GLOSSARIES[key]
