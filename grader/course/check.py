@@ -18,14 +18,7 @@ from grader.exercises.check import check_exercises
 from grader.glossary.checks import check_glossary
 
 CHECKS: list[Check] = [
-    lesson_checks.check_front_matter,
-    lesson_checks.check_sections,
-    lesson_checks.check_prerequisites,
-    lesson_checks.check_links,
-    lesson_checks.check_item_ids,
-    lesson_checks.check_exercise_directives,
-    lesson_checks.check_asset_urls,
-    lesson_checks.check_stage_pages,
+    *lesson_checks.LESSON_CHECKS,
     check_cells,
     check_glossary,
     check_exercises,

@@ -24,7 +24,7 @@ from grader.course.lesson_source import (
     lessons,
     pages,
 )
-from grader.course.problem import Problem
+from grader.course.problem import Check, Problem
 
 # Where an exercise of each `section` value belongs in a lesson.
 EXERCISE_SECTIONS = {"warmup": "Warm-up", "practice": "Practice", "code": "Practice"}
@@ -465,3 +465,16 @@ def check_stage_pages(root: Path) -> list[Problem]:
                 )
             )
     return problems
+
+
+# The lesson-format checks, in the order `python -m grader check` runs them.
+LESSON_CHECKS: list[Check] = [
+    check_front_matter,
+    check_sections,
+    check_prerequisites,
+    check_links,
+    check_item_ids,
+    check_exercise_directives,
+    check_asset_urls,
+    check_stage_pages,
+]

@@ -14,16 +14,7 @@ from grader.course.problem import Problem
 ROOT = Path(__file__).resolve().parents[2]
 LESSON_8 = Path("lessons/stage-4/lesson-08.md")
 LESSON_11 = Path("lessons/stage-5/lesson-11.md")
-SITE_CHECKS = [
-    lesson_checks.check_front_matter,
-    lesson_checks.check_sections,
-    lesson_checks.check_prerequisites,
-    lesson_checks.check_links,
-    lesson_checks.check_item_ids,
-    lesson_checks.check_exercise_directives,
-    lesson_checks.check_asset_urls,
-    lesson_checks.check_stage_pages,
-]
+SITE_CHECKS = lesson_checks.LESSON_CHECKS
 
 
 def edit(path: Path, old: str, new: str) -> None:
