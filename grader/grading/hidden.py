@@ -1,8 +1,10 @@
 """Helpers for hidden test modules of code exercises (``exercises/lesson-NN/hidden/test_*.py``).
 
 A hidden test receives the learner's function as the ``submitted`` fixture: calling it runs the
-function in the sandbox and returns a plain ``float`` (or raises :class:`SubmissionFailed` with a
-message for the learner). Points per test come from ``@points(n)``; a parametrized test shares its
+function in the sandbox and returns a plain ``float`` (or raises ``SubmissionFailed`` with a
+message for the learner); ``submitted.many([kwargs, ...])`` runs a whole batch of cases in one
+round trip, which is how property tests send their hypothesis-generated cases.
+Points per test come from ``@points(n)``; a parametrized test shares its
 points among its cases.
 """
 
@@ -19,7 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Reproducible property tests: the same cases for every submission and every regrade.
 property_settings = settings(
-    max_examples=25,
+    max_examples=12,
     derandomize=True,
     database=None,
     deadline=None,

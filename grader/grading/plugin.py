@@ -106,6 +106,22 @@ class SandboxedFunction:
         except SandboxError as exc:
             raise SubmissionFailed(str(exc)) from None
 
+    def many(self, cases: list[dict[str, Any]]) -> list[float]:
+        """Call once per case in a single round trip; numbers back, or the first case's error."""
+        if self._sandbox is None:
+            raise SubmissionFailed(self._error or "your code could not be loaded")
+        try:
+            replies = self._sandbox.call_many(cases)
+            out = []
+            for case, (ok, value) in zip(cases, replies, strict=True):
+                shown = ", ".join(f"{k}={v!r}" for k, v in case.items())
+                if not ok:
+                    raise SandboxError(f"for {shown}: {value}")
+                out.append(plain_number(value, f"{self.function}({shown})"))
+            return out
+        except SandboxError as exc:
+            raise SubmissionFailed(str(exc)) from None
+
 
 @dataclass
 class CodeTest:
@@ -169,13 +185,15 @@ class GradingPlugin:
 
     # -- the learner's function ----------------------------------------------------------------
 
-    @pytest.fixture(scope="module")
-    def submitted(self, request: pytest.FixtureRequest) -> Iterator[SandboxedFunction]:
-        exercise = self._code_exercise(Path(request.module.__file__))
+    @pytest.hookimpl
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[GRADING] = self
+
+    def sandboxed(self, module_file: str) -> Iterator[SandboxedFunction]:
+        """The learner's function for the hidden test module ``module_file``, in a sandbox."""
+        exercise = self._code_exercise(Path(module_file))
         if exercise is None:
-            raise RuntimeError(
-                f"{request.module.__file__} is not the hidden test of an answered code exercise"
-            )
+            raise RuntimeError(f"{module_file} is not the hidden test of an answered code exercise")
         source = self.submission.answers[exercise.id]
         function = exercise.data["function"]
         limits = Limits(**exercise.data.get("limits", {}))
@@ -272,6 +290,15 @@ class GradingPlugin:
                 lines.append("Your code printed:\n" + printed[:1000])
             out[qid] = Outcome(score, exercise.points, head, details=lines)
         return out
+
+
+GRADING = pytest.StashKey[GradingPlugin]()
+
+
+@pytest.fixture(scope="module")
+def submitted(request: pytest.FixtureRequest) -> Iterator[SandboxedFunction]:
+    """The learner's function, called across the sandbox boundary (one sandbox per module)."""
+    yield from request.config.stash[GRADING].sandboxed(request.module.__file__)
 
 
 # -- command-line mode: pytest -p grader.grading.plugin --submission FILE ----------------------

@@ -18,6 +18,7 @@ import pytest
 
 from grader.exercises.loader import Exercise
 
+from . import plugin as plugin_module
 from .plugin import GradingPlugin
 from .results import results_json
 from .submission import Submission
@@ -61,7 +62,7 @@ def run_pytest(
     plugin = GradingPlugin(submission, exercises)
     sink = io.StringIO()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        code = pytest.main(pytest_args(exercises_dir, plugin), plugins=[plugin])
+        code = pytest.main(pytest_args(exercises_dir, plugin), plugins=[plugin_module, plugin])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         tail = sink.getvalue()[-3000:]
         raise RuntimeError(f"pytest could not grade (exit code {int(code)}):\n{tail}")

@@ -292,6 +292,24 @@ class Sandbox:
             raise SandboxError(str(reply.get("error"))[:1000])
         return reply.get("value")
 
+    def call_many(self, batch: list[dict[str, Any]]) -> list[tuple[bool, Any]]:
+        """Call the function once per keyword-argument set, in one round trip.
+
+        Returns ``(True, value)`` or ``(False, error message)`` per call, in order.
+        """
+        reply = self._request({"batch": batch})
+        values = reply.get("values")
+        if not reply.get("ok") or not isinstance(values, list) or len(values) != len(batch):
+            raise self._died("your code's process sent back a malformed reply")
+        out: list[tuple[bool, Any]] = []
+        for item in values:
+            if isinstance(item, dict) and item.get("ok"):
+                out.append((True, item.get("value")))
+            else:
+                error = item.get("error") if isinstance(item, dict) else "malformed reply"
+                out.append((False, str(error)[:1000]))
+        return out
+
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:

@@ -3,7 +3,8 @@
 Run by the sandbox's own interpreter (``/usr/bin/python3.11 -I -S -c <this file's text>``) as
 an unprivileged user: standard library only, nothing from the grader. The protocol is one JSON
 object per line: the first request ``{"source", "function"}`` loads the code; each later
-``{"kwargs": {...}}`` calls the function. Replies are ``{"ok": true, "value": ...}`` or
+``{"kwargs": {...}}`` calls the function, and ``{"batch": [{...}, ...]}`` calls it once per
+set of arguments in one round trip. Replies are ``{"ok": true, "value": ...}`` or
 ``{"ok": false, "error": "..."}``, plus the first characters the code printed. Only plain JSON
 values leave (exact ``int``/``float``/``str``/``bool``/``None`` and lists/dicts of them): an object
 whose ``__eq__`` always says True never reaches the grader.
@@ -144,10 +145,17 @@ def main():
         if not line:
             return
         request = json.loads(line)
-        ok, value = _run(fn, **request.get("kwargs", {}))
-        if ok:
-            ok, value = _run(_plain, value)
-        _reply({"ok": True, "value": value} if ok else {"ok": False, "error": value})
+        if "batch" in request:  # many calls, one round trip
+            _reply({"ok": True, "values": [_call(fn, kwargs) for kwargs in request["batch"]]})
+        else:
+            _reply(_call(fn, request.get("kwargs", {})))
+
+
+def _call(fn, kwargs):
+    ok, value = _run(fn, **kwargs)
+    if ok:
+        ok, value = _run(_plain, value)
+    return {"ok": True, "value": value} if ok else {"ok": False, "error": value}
 
 
 main()

@@ -35,20 +35,22 @@ def test_gpt2_example(submitted):
     close(got, value, what="GPT-2 1.5B, seq 1024, batch 32", mistakes=known_mistakes(value))
 
 
+CASE = st.fixed_dictionaries(
+    {
+        "hidden": st.integers(min_value=64, max_value=65536),
+        "layers": st.integers(min_value=1, max_value=256),
+        "seq": st.integers(min_value=1, max_value=1 << 20),
+        "batch": st.integers(min_value=1, max_value=4096),
+    }
+)
+
+
 @points(2)
 @property_settings
-@given(
-    hidden=st.integers(min_value=64, max_value=65536),
-    layers=st.integers(min_value=1, max_value=256),
-    seq=st.integers(min_value=1, max_value=1 << 20),
-    batch=st.integers(min_value=1, max_value=4096),
-)
-def test_matches_the_memory_model(submitted, hidden, layers, seq, batch):
-    """Any shape."""
-    value = expected(hidden, layers, seq, batch)
-    close(
-        submitted(hidden=hidden, layers=layers, seq=seq, batch=batch),
-        value,
-        what=f"hidden={hidden}, layers={layers}, seq={seq}, batch={batch}",
-        mistakes=known_mistakes(value),
-    )
+@given(cases=st.lists(CASE, min_size=1, max_size=40))
+def test_matches_the_memory_model(submitted, cases):
+    """Any shape (a batch of cases per sandbox call)."""
+    for case, got in zip(cases, submitted.many(cases), strict=True):
+        value = expected(**case)
+        shown = ", ".join(f"{k}={v}" for k, v in case.items())
+        close(got, value, what=shown, mistakes=known_mistakes(value))
