@@ -343,3 +343,13 @@ def test_progress_page_lists_lessons_from_the_build(built_site: Path) -> None:
     expected = [(s.number, [i.id for i in s.items]) for s in lessons(ROOT / "lessons")]
     assert [(e["lesson"], e["items"]) for e in index] == expected
     assert 'href="../stage-4/lesson-08/"' in html and 'href="../stage-5/lesson-11/"' in html
+
+
+def test_no_inline_script_in_page_content(built_site: Path) -> None:
+    """Material's instant navigation re-creates each inline <script> of the new page's content as
+    a plain script (type, id and class dropped): data must travel in attributes instead."""
+    for path in built_site.rglob("*.html"):
+        html = path.read_text(encoding="utf-8")
+        start, end = html.find("<article"), html.find("</article>")
+        if start != -1:
+            assert "<script" not in html[start:end], path
