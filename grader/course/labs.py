@@ -30,6 +30,7 @@ import xml.etree.ElementTree as etree
 from pathlib import Path
 from typing import Any
 
+import yaml
 from markdown import Markdown
 from markdown.blockparser import BlockParser
 from markdown.blockprocessors import BlockProcessor
@@ -185,6 +186,28 @@ def makeExtension(**kwargs: Any) -> LabExtension:  # noqa: N802 (Python-Markdown
     return LabExtension(**kwargs)
 
 
+def _front_matter_labs(page: Path, lines: list[str], problems: list[Problem]
+                       ) -> list[tuple[int, str]]:
+    """``(line, id)`` for each id under ``labs:`` in the page's YAML front matter."""
+    if not lines or lines[0].strip() != "---":
+        return []
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return []
+    try:
+        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError:
+        return []  # the lesson checks report broken front matter
+    labs = meta.get("labs") if isinstance(meta, dict) else None
+    if labs is None:
+        return []
+    line = next((i + 1 for i in range(1, end) if lines[i].startswith("labs:")), 1)
+    if not isinstance(labs, list) or not all(isinstance(x, str) for x in labs):
+        problems.append(Problem(page, line, "front matter 'labs' must be a list of lab ids"))
+        return []
+    return [(line, lab_id) for lab_id in labs]
+
+
 def check_labs(root: Path) -> list[Problem]:
     """Every ``::: lab`` directive and front-matter ``labs:`` id names a built, clean notebook.
 
@@ -214,17 +237,8 @@ def check_labs(root: Path) -> list[Problem]:
     docs = root / "lessons"
     for page in sorted(docs.rglob("*.md")) if docs.is_dir() else []:
         lines = page.read_text(encoding="utf-8").splitlines()
-        wanted: list[tuple[int, str]] = []
-        in_front = bool(lines) and lines[0].strip() == "---"
-        for i, line in enumerate(lines, 1):
-            if in_front and i > 1 and line.strip() == "---":
-                in_front = False
-            m = re.match(r"^labs:[ \t]*\[(.*)\][ \t]*$", line) if in_front else None
-            if m:
-                wanted += [(i, x.strip().strip("'\"")) for x in m.group(1).split(",") if x.strip()]
-            m = LAB_RE.match(line)
-            if m and not in_front:
-                wanted.append((i, m["id"]))
+        wanted = _front_matter_labs(page, lines, problems)
+        wanted += [(i, m["id"]) for i, line in enumerate(lines, 1) if (m := LAB_RE.match(line))]
         for line_no, lab_id in wanted:
             try:
                 read_lab(labs_dir, lab_id)
