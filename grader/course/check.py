@@ -13,6 +13,7 @@ from pathlib import Path
 
 from grader.course import lesson_checks
 from grader.course.cells import check_cells
+from grader.course.labs import check_labs
 from grader.course.problem import Check, Problem
 from grader.exercises.check import check_exercises
 from grader.glossary.checks import check_glossary
@@ -22,6 +23,7 @@ CHECKS: list[Check] = [
     check_cells,
     check_glossary,
     check_exercises,
+    check_labs,
 ]
 
 __all__ = ["CHECKS", "Problem", "main", "run"]
