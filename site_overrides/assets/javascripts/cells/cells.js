@@ -56,8 +56,10 @@ function svgImage(svg) {
   const img = document.createElement("img");
   // As an <img>, the SVG is a picture: no script in it can run, no style leaks out.
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
-  const title = svg.match(/<title[^>]*>([^<]*)<\/title>/);
-  img.alt = title ? title[1] : "Figure drawn by the cell";
+  // Its alternative text is the drawing's own <title> and <desc> (parsed, never rendered).
+  const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
+  const text = (tag) => doc.querySelector(`svg > ${tag}`)?.textContent.trim() || "";
+  img.alt = [text("title"), text("desc")].filter(Boolean).join(". ") || "Figure drawn by the cell";
   figure.append(img);
   return figure;
 }
