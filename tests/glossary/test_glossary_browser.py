@@ -5,6 +5,7 @@ Screenshots (test-artifacts/screenshots/): a lesson with a tooltip open, and the
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,18 @@ def test_glossary_page(site_url: str, page: Page, screenshot_dir: Path) -> None:
     # The lesson links of an entry lead to the lesson.
     page.locator("#activation-checkpointing ~ p.glossary-used-in a").first.click()
     page.wait_for_url(f"**/{LESSON_11}")
+
+
+def test_site_search_finds_an_entry_by_alias(site_url: str, page: Page) -> None:
+    page.goto(f"{site_url}/{LESSON_8}")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("gradient checkpointing")
+    # Material's offline search (lunr in a worker); results link to "glossary/?h=...#id".
+    result = page.locator(
+        '.md-search-result a[href*="/glossary/"][href$="#activation-checkpointing"]'
+    )
+    expect(result.first).to_be_visible(timeout=15_000)
+    expect(result.first).to_contain_text("Also called: gradient checkpointing")
+    result.first.click()
+    page.wait_for_url(re.compile(r"/glossary/.*#activation-checkpointing$"))
+    expect(page.locator("h3#activation-checkpointing")).to_be_in_viewport()
