@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +88,9 @@ class Service:
 
 @pytest.fixture()
 def service(settings: Settings) -> Iterator[Service]:
-    from fastapi.testclient import TestClient
+    with warnings.catch_warnings():  # Starlette's notice about httpx vs httpx2: not ours to fix
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
 
     from grader.service.app import create_app
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +177,41 @@ def test_tokens_unknown_lesson_and_oversized_bodies(service: Service) -> None:
     assert streamed.status_code == 413
     mine = service.client.get("/api/me/results", headers=alice).json()
     assert mine["results"] == []  # nothing refused was stored
+
+
+HOSTILE = {
+    "escape": (
+        "import os, pathlib\n"
+        "pathlib.Path({marker!r}).write_text('pwned')\n"
+        "os.system('touch ' + {marker!r} + '2')\n"
+        "def model_state_bytes(params, dp, zero):\n    return 16 * params\n"
+    ),
+    "forever": "def model_state_bytes(params, dp, zero):\n    while True:\n        pass\n",
+    "fake-pass": (
+        "import sys\nsys.exit(0)\ndef model_state_bytes(params, dp, zero):\n    return 0\n"
+    ),
+    "always-equal": (
+        "class Anything(float):\n    def __eq__(self, other):\n        return True\n"
+        "    __le__ = __ge__ = __lt__ = __gt__ = __eq__\n"
+        "def model_state_bytes(params, dp, zero):\n    return Anything(0)\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_code_is_graded_in_the_sandbox_never_a_5xx(
+    service: Service, tmp_path: Path, name: str
+) -> None:
+    marker = str(tmp_path / "escaped")
+    code = HOSTILE[name].format(marker=marker)
+    alice = service.learner("alice")
+    response = post(service, alice, {"l08-code-model-state-bytes": code}, f"hostile-{name}")
+    assert response.status_code in (201, 422), response.text
+    assert "Traceback (most recent call last)" not in response.text
+    if response.status_code == 201:
+        test = response.json()["result"]["tests"][0]
+        assert test["status"] == "failed" and test["score"] < test["max_score"], test
+        assert test["output"]
+    assert not Path(marker).exists() and not Path(marker + "2").exists()
