@@ -42,13 +42,18 @@ def close(
     *,
     what: str = "",
     rel: float = 1e-6,
-    mistakes: Mapping[str, float] | None = None,
+    mistakes: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None,
 ) -> None:
-    """Assert ``got`` is within ``rel`` of ``expected``; name a known mistake if it is one."""
+    """Assert ``got`` is within ``rel`` of ``expected``; name a known mistake if it is one.
+
+    ``mistakes`` maps a message to the wrong value that earns it; pass a function returning the
+    mapping to compute it only when the answer is wrong.
+    """
     if math.isclose(got, expected, rel_tol=rel, abs_tol=1e-9):
         return
     where = f" for {what}" if what else ""
-    for message, wrong in (mistakes or {}).items():
+    known = mistakes() if callable(mistakes) else mistakes
+    for message, wrong in (known or {}).items():
         if math.isclose(got, wrong, rel_tol=rel, abs_tol=1e-9):
             raise AssertionError(f"returned {got:.6g}{where}, expected {expected:.6g}: {message}")
     raise AssertionError(f"returned {got:.6g}{where}, expected {expected:.6g}")

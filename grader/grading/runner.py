@@ -43,10 +43,15 @@ PYTEST_ARGS = [
 ]
 
 
-def pytest_args(exercises_dir: Path, plugin: GradingPlugin) -> list[str]:
+def base_args(exercises_dir: Path) -> list[str]:
+    """pytest's arguments without the paths to collect."""
     ini = exercises_dir / "pytest.ini"
     config = ["-c", str(ini)] if ini.is_file() else ["-c", os.devnull]
-    return [*PYTEST_ARGS, *config, "--rootdir", str(exercises_dir), *plugin.args()]
+    return [*PYTEST_ARGS, *config, "--rootdir", str(exercises_dir)]
+
+
+def pytest_args(exercises_dir: Path, plugin: GradingPlugin) -> list[str]:
+    return [*base_args(exercises_dir), *plugin.args()]
 
 
 def run_pytest(
@@ -56,7 +61,7 @@ def run_pytest(
     *,
     digest: str | None = None,
 ) -> dict[str, Any]:
-    """Run pytest on the answered exercises and return Gradescope results."""
+    """One whole ``pytest.main`` on the answered exercises; Gradescope results."""
     started = time.perf_counter()
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # only our plugin: fast and predictable
     plugin = GradingPlugin(submission, exercises)
@@ -71,6 +76,41 @@ def run_pytest(
         plugin.results(),
         exercises,
         plugin.sandbox_notes,
+        execution_time=time.perf_counter() - started,
+        digest=digest,
+    )
+
+
+def run_in_session(
+    session: pytest.Session,
+    submission: Submission,
+    exercises: dict[str, Exercise],
+    *,
+    digest: str | None = None,
+) -> dict[str, Any]:
+    """Grade inside an already configured pytest session: collect the answered exercises, run
+    each item's full test protocol (setup, call, teardown), and return Gradescope results.
+
+    The warm parent configures pytest once and calls this in a forked child per submission, so
+    the child pays only for collection and the tests, never for start-up; the grading plugin is
+    registered for this submission alone and the child exits afterwards.
+    """
+    started = time.perf_counter()
+    grading = GradingPlugin(submission, exercises)
+    manager = session.config.pluginmanager
+    manager.register(grading, f"course-grading-{id(grading)}")
+    try:
+        items = session.perform_collect(grading.args())
+        for index, item in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+    finally:
+        manager.unregister(grading)
+    return results_json(
+        submission,
+        grading.results(),
+        exercises,
+        grading.sandbox_notes,
         execution_time=time.perf_counter() - started,
         digest=digest,
     )
