@@ -100,7 +100,7 @@ def test_tooltips_survive_navigation_and_repeated_page_events(site_url: str, pag
 
     # Material's instant navigation emits on document$ for every page it swaps in; the script
     # must be idempotent and drop the tooltips of links that are gone.
-    links = page.locator("a.glossary-term[aria-describedby]").count()
+    links = page.locator('a[aria-describedby^="glossary-tip-"]').count()
     assert links >= 15
     page.evaluate("document$.next(document)")
     page.evaluate("document$.next(document)")
@@ -140,3 +140,18 @@ def test_site_search_finds_an_entry_by_alias(site_url: str, page: Page) -> None:
     result.first.click()
     page.wait_for_url(re.compile(r"/glossary/.*#activation-checkpointing$"))
     expect(page.locator("h3#activation-checkpointing")).to_be_in_viewport()
+
+
+def test_prerequisite_term_in_the_lesson_head_has_the_tooltip(site_url: str, page: Page) -> None:
+    page.goto(f"{site_url}/{LESSON_11}")
+    link = page.locator('a.course-prereq--term[href$="#activation-checkpointing"]')
+    expect(link).to_have_count(1)
+    tip = tooltip_of(page, link)
+    # The definition is read from the glossary page, once, before the link is used.
+    expect(tip).to_have_text(GLOSSARY["activation-checkpointing"].short)
+    link.focus()
+    expect(tip).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(tip).to_be_hidden()
+    link.hover()
+    expect(tip).to_be_visible()

@@ -5,6 +5,9 @@
  * This script gives each such link a tooltip element (role="tooltip") holding the short
  * definition, points the link's aria-describedby at it, and shows it on hover and on keyboard
  * focus; Escape hides it, and the pointer can move onto the tooltip without losing it.
+ * Links to a glossary entry that the theme writes outside the Markdown (a lesson's
+ * "Prerequisites: <term>") get the same tooltip; their definition is read, once, from the
+ * glossary page itself (its entries' ".glossary-short" paragraphs).
  * Runs on every page change of Material's instant navigation (document$) and is idempotent.
  */
 (function () {
@@ -51,28 +54,73 @@
     tip.style.top = top + "px";
   }
 
+  var definitions = null; // glossary page URL -> Promise of {term id: short definition}
+
+  function loadDefinitions(pageUrl) {
+    definitions = definitions || {};
+    if (!definitions[pageUrl]) {
+      definitions[pageUrl] = fetch(pageUrl)
+        .then(function (response) { return response.ok ? response.text() : ""; })
+        .then(function (html) {
+          var found = {};
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          var entries = doc.querySelectorAll("h3.glossary-entry[id]");
+          for (var i = 0; i < entries.length; i++) {
+            var short = entries[i].nextElementSibling;
+            if (short && short.classList.contains("glossary-short")) {
+              found[entries[i].id] = short.textContent.trim();
+            }
+          }
+          return found;
+        })
+        .catch(function () { return {}; });
+    }
+    return definitions[pageUrl];
+  }
+
+  function fill(link, tip) {
+    var url = new URL(link.href, location.href);
+    var termId = decodeURIComponent(url.hash.slice(1));
+    url.hash = "";
+    return loadDefinitions(url.href).then(function (found) {
+      if (found[termId]) {
+        tip.textContent = found[termId];
+        link.setAttribute("data-glossary-def", found[termId]);
+      }
+      return Boolean(found[termId]);
+    });
+  }
+
   function show(link, tip) {
     cancelHide();
     if (shown && shown.tip !== tip) hide();
+    shown = { link: link, tip: tip };
+    link.setAttribute("data-glossary-open", "");
+    if (!tip.textContent) {
+      fill(link, tip).then(function (ok) {
+        if (ok && shown && shown.tip === tip) {
+          tip.hidden = false;
+          place(link, tip);
+        }
+      });
+      return;
+    }
     tip.hidden = false;
     place(link, tip);
-    link.setAttribute("data-glossary-open", "");
-    shown = { link: link, tip: tip };
   }
 
   function setUp(link) {
     if (link.hasAttribute("data-glossary-ready")) return;
-    var definition = link.getAttribute("data-glossary-def");
-    if (!definition) return;
     link.setAttribute("data-glossary-ready", "");
     var tip = document.createElement("div");
     counter += 1;
     tip.id = "glossary-tip-" + counter;
     tip.className = "glossary-tooltip";
     tip.setAttribute("role", "tooltip");
-    tip.textContent = definition;
+    tip.textContent = link.getAttribute("data-glossary-def") || "";
     tip.hidden = true;
     document.body.appendChild(tip);
+    if (!tip.textContent) fill(link, tip); // ready before the link is focused
     link.setAttribute("aria-describedby", tip.id);
     link.addEventListener("mouseenter", function () { show(link, tip); });
     link.addEventListener("mouseleave", scheduleHide);
@@ -95,6 +143,11 @@
     removeOrphans();
     var links = document.querySelectorAll("a.glossary-term[data-glossary-def]");
     for (var i = 0; i < links.length; i++) setUp(links[i]);
+    // Entry links the theme writes (a lesson's prerequisites): definition read on first use.
+    var others = document.querySelectorAll(
+      '.md-content a.course-prereq--term[href*="#"], .md-content a[data-glossary-entry][href*="#"]'
+    );
+    for (var j = 0; j < others.length; j++) setUp(others[j]);
   }
 
   document.addEventListener("keydown", function (event) {
