@@ -94,6 +94,11 @@ def _text(parent: etree.Element, tag: str, text: str, cls: str | None = None) ->
     return el
 
 
+def _sentence(value: object) -> str:
+    text = str(value).strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def render_box(parent: etree.Element, lab_id: str, meta: dict[str, Any], *, repo: str | None,
                branch: str) -> etree.Element:
     """The lab box as an element tree under ``parent``."""
@@ -108,9 +113,9 @@ def render_box(parent: etree.Element, lab_id: str, meta: dict[str, Any], *, repo
     facts = etree.SubElement(box, "dl")
     facts.set("class", "course-lab-facts")
     _text(facts, "dt", "What it measures")
-    _text(facts, "dd", str(meta["measures"]))
+    _text(facts, "dd", _sentence(meta["measures"]))
     _text(facts, "dt", "Hardware")
-    _text(facts, "dd", str(meta["hardware"]))
+    _text(facts, "dd", _sentence(meta["hardware"]))
     _text(facts, "dt", "Run it")
     run = etree.SubElement(facts, "dd")
     run.set("class", "course-lab-run")
@@ -130,8 +135,9 @@ def render_box(parent: etree.Element, lab_id: str, meta: dict[str, Any], *, repo
     local.set("class", "course-lab-local")
     local.text = AtomicString("Locally, in a clone of the course repository (after ")
     _text(local, "code", "make venv").tail = AtomicString("): ")
-    _text(local, "code", f"jupyter lab {path}").tail = AtomicString(
-        ", set SMOKE = False in the first cell, then run all cells. Measurements are saved to "
+    _text(local, "code", f"jupyter lab {path}").tail = AtomicString(", set ")
+    _text(local, "code", "SMOKE = False").tail = AtomicString(
+        " in the first cell, then run all cells. Measurements are saved to "
     )
     _text(local, "code", "labs/results/").tail = AtomicString(".")
     return box

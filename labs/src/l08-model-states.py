@@ -38,7 +38,8 @@ SMOKE = True  # True: tiny model on the CPU, counted bytes only. False: measure 
 DTYPE = "bfloat16"  # "float16" on GPUs without bfloat16 (V100, T4)
 GPU_MODEL = dict(vocab=50257, context=1024, hidden=768, layers=12, heads=12)  # GPT-2 small
 SMOKE_MODEL = dict(vocab=128, context=64, hidden=64, layers=2, heads=4)
-SEQ, BATCH = 512, 4  # one training step's input in GPU mode (smoke mode: 16 x 2)
+SEQ = 512  # one training step's sequence length in GPU mode (smoke mode: 16)
+BATCH = 4  # and batch size (smoke mode: 2)
 MAX_GPUS = None  # DDP part: use at most this many GPUs (None: all of them)
 
 # %% [setup]

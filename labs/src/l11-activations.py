@@ -38,7 +38,8 @@ SMOKE = True  # True: tiny model on the CPU, counted bytes only. False: measure 
 DTYPE = "bfloat16"  # "float16" on GPUs without bfloat16 (V100, T4)
 GPU_MODEL = dict(vocab=50257, context=4096, hidden=1024, layers=8, heads=16)
 SMOKE_MODEL = dict(vocab=128, context=64, hidden=64, layers=2, heads=4)
-SEQS, BATCHES = [512, 1024, 2048], [1, 2, 4]  # GPU mode (smoke mode: [16, 32] and [1, 2])
+SEQS = [512, 1024, 2048]  # sequence lengths, GPU mode (smoke mode: [16, 32])
+BATCHES = [1, 2, 4]  # batch sizes, GPU mode (smoke mode: [1, 2])
 RECOMPUTE = ["none", "selective", "full"]
 
 # %% [setup]

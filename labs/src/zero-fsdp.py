@@ -42,7 +42,8 @@ SMOKE = True  # True: tiny model, two CPU processes, counted bytes only. False: 
 DTYPE = "bfloat16"  # "float16" on GPUs without bfloat16 (V100, T4)
 GPU_MODEL = dict(vocab=50257, context=1024, hidden=1024, layers=24, heads=16)  # GPT-2 medium
 SMOKE_MODEL = dict(vocab=128, context=64, hidden=64, layers=2, heads=4)
-SEQ, BATCH = 512, 2  # GPU mode (smoke mode: 16 x 2)
+SEQ = 512  # sequence length, GPU mode (smoke mode: 16)
+BATCH = 2  # batch size, GPU mode (smoke mode: 2)
 NPROC = None  # GPU mode: processes (GPUs) to use; None: all of them
 
 # %% [setup]
