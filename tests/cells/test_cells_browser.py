@@ -207,7 +207,7 @@ def test_stop_interrupts_and_keeps_the_namespace_when_cross_origin_isolated(
     assert "fp16 weights are 12%" in run_cell(page, "demo-share", timeout=5000)
 
 
-def test_an_svg_value_is_shown_as_a_picture(warm_page, site_url) -> None:
+def test_an_svg_value_is_shown_as_a_picture(warm_page, site_url, screenshot_dir: Path) -> None:
     page = warm_page
     page.goto(site_url + FEATURE)
     wait_ready(page, 5)
@@ -220,6 +220,7 @@ def test_an_svg_value_is_shown_as_a_picture(warm_page, site_url) -> None:
         "() => document.querySelector('#cell-demo-picture .pycell-figure img').naturalWidth"
     )
     assert width == 720, "the picture decoded"
+    cell(page, "demo-picture").screenshot(path=str(screenshot_dir / "cells-svg-light.png"))
 
 
 def test_lesson_11_cells_queue_and_run_in_order(warm_page, site_url, screenshot_dir: Path) -> None:
