@@ -272,3 +272,15 @@ def test_cells_survive_instant_navigation(warm_page, site_url) -> None:
     output = run_cell(page, "l08-gpt2-breakdown", timeout=5000)
     assert "24 GB" in output
     assert "run 1 in this page's namespace" in status(page, "l08-gpt2-breakdown")
+
+
+def test_a_failed_load_says_what_is_wrong_and_the_next_run_retries(warm_page, site_url) -> None:
+    page = warm_page
+    page.route("**/vendor/manifest.json", lambda route: route.fulfill(status=404, body="gone"))
+    page.goto(site_url + LESSON_8)
+    wait_ready(page, 3)
+    output = run_cell(page, "l08-gpt2-breakdown")
+    assert "Could not load Python: vendor/manifest.json: HTTP 404 (run `make vendor`)" in output
+    assert status(page, "l08-gpt2-breakdown") == "Python is not running"
+    page.unroute("**/vendor/manifest.json")
+    assert "24 GB" in run_cell(page, "l08-gpt2-breakdown")

@@ -223,7 +223,7 @@ class Cell {
   failed(message) {
     this.idle();
     this.output("error", message + "\n");
-    this.setStatus("Python could not be loaded");
+    this.setStatus("Python is not running");
   }
 
   // --------------------------------------------------------------------------------------------

@@ -51,7 +51,13 @@ export class Session {
     worker.onmessage = (e) => this.receive(worker, e.data);
     worker.onerror = (e) => {
       e.preventDefault();
-      this.fail(worker, `the Python worker did not start (${e.message || "script error"})`);
+      const detail = e.message || "script error";
+      this.fail(
+        worker,
+        this.state === "ready"
+          ? `Python stopped unexpectedly (${detail}); the next Run starts it again.`
+          : `Could not load Python: the Python worker did not start (${detail}).`,
+      );
     };
     worker.postMessage({
       type: "init",
@@ -89,7 +95,7 @@ export class Session {
         this.pump();
         break;
       case "failed":
-        this.fail(worker, msg.message);
+        this.fail(worker, `Could not load Python: ${msg.message}. The next Run tries again.`);
         break;
     }
   }
@@ -97,7 +103,7 @@ export class Session {
   fail(worker, message) {
     if (worker !== this.worker) return;
     const jobs = this.dropWorker();
-    for (const job of jobs) job.cell.failed(`Could not load Python: ${message}`);
+    for (const job of jobs) job.cell.failed(message);
   }
 
   pump() {
