@@ -30,7 +30,11 @@ SKIP_TAGS = frozenset(
     {"a", "code", "pre", "kbd", "samp", "var", "abbr", "script", "style", "textarea", "button",
      "svg", "math", "h1", "h2", "h3", "h4", "h5", "h6", "dfn"}
 )
-SKIP_CLASSES = frozenset({"arithmatex", "katex", "glossary-skip", "highlight", "headerlink"})
+# Exercises are skipped whole: a tooltip inside a question could give its answer away (the FSDP
+# tooltip says "inspired by ZeRO stage 3", which is the answer to Lesson 11's first warm-up).
+SKIP_CLASSES = frozenset(
+    {"arithmatex", "katex", "glossary-skip", "highlight", "headerlink", "exercise"}
+)
 LINK_CLASS = "glossary-term"
 
 

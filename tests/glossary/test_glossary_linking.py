@@ -112,3 +112,14 @@ def test_opt_out_marker(render: Render) -> None:
 def test_first_use_counts_across_the_whole_page_in_order(render: Render) -> None:
     html = render("# Title\n\nFirst *gradients*.\n\n> A quote about gradients and ZeRO.")
     assert links(html) == [("gradients", "gradients"), ("zero", "ZeRO")]
+
+
+def test_not_inside_exercises(render: Render) -> None:
+    """A tooltip inside a question could give its answer away: exercises are never linked."""
+    html = render(
+        '<div class="course-item exercise" markdown="1">\n\n'
+        "Which stage inspired ZeRO?\n\n</div>\n\n"
+        "Later, ZeRO."
+    )
+    assert links(html) == [("zero", "ZeRO")]
+    assert html.index('data-glossary-term="zero"') > html.index("Later")
