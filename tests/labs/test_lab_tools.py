@@ -130,3 +130,25 @@ def test_torchrun_worker_without_cuda_stops_with_a_message(tmp_path: Path) -> No
     )
     assert proc.returncode == 3
     assert proc.stderr.strip().startswith("GPU lab stopped:") and "Traceback" not in proc.stderr
+
+
+def test_results_table_lists_measured_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                          ) -> None:
+    import results_table
+
+    result = tmp_path / "l08-model-states-20270101T000000Z.json"
+    result.write_text(json.dumps({
+        "lab": "l08-model-states",
+        "environment": {"device": "NVIDIA H100 80GB HBM3", "gpus": 1, "date": "2027-01-01T00:00"},
+        "tables": {"one device": [
+            {"label": "bf16 parameters", "predicted": 248_879_616, "counted": 248_879_616,
+             "measured": 249_000_000, "relative_error": 0.000484},
+            {"label": "smoke row", "predicted": 1, "counted": 1, "measured": None,
+             "relative_error": 0.0},
+        ]},
+    }))
+    assert results_table.main([str(result)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2] == ("| l08-model-states | one device: bf16 parameters | 248.9 | 249.0 | +0.0% "
+                      "| NVIDIA H100 80GB HBM3 | 2027-01-01 |")
+    assert len(out) == 3
