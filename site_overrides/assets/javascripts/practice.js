@@ -563,7 +563,32 @@
     start(false);
   }
 
-  function init() { setUp(document); }
+  // <p class="practice-grader-status"></p> on a page (the feature page) shows whether the
+  // grader answers here, and which lessons it grades.
+  function showGraderStatus(container) {
+    Array.prototype.forEach.call(
+      container.querySelectorAll(".practice-grader-status:not([data-practice-ready])"),
+      function (node) {
+        node.setAttribute("data-practice-ready", "");
+        node.setAttribute("role", "status");
+        node.textContent = "Looking for the grader…";
+        fetchWithTimeout(API + "version", {}, PROBE_TIMEOUT_MS)
+          .then(function (r) { return r.ok ? r.json() : null; })
+          .catch(function () { return null; })
+          .then(function (data) {
+            node.textContent = data && Array.isArray(data.lessons)
+              ? "The grader answers at " + API + " and grades lessons " + data.lessons.join(", ") + "."
+              : "No grader answers at " + API + ": this copy of the course is static, so " +
+                "practice answers are offered as a submission file instead.";
+          });
+      }
+    );
+  }
+
+  function init() {
+    showGraderStatus(document);
+    setUp(document);
+  }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe(init);
