@@ -11,7 +11,7 @@ import pytest
 from grader.exercises.check import check_exercises, stated_sizes
 from grader.exercises.keys import evaluate
 from grader.exercises.loader import Exercise, check_exercises_dir, default_exercises_dir
-from grader.exercises.public import load_public
+from grader.exercises.public import load_public, load_public_lesson
 from grader.memory import model_states
 
 COURSE_EXERCISES = default_exercises_dir()
@@ -133,3 +133,21 @@ def test_the_public_view_carries_no_secret(path: Path):
 def test_every_file_names_the_schema_for_editors():
     for path in COURSE_EXERCISES.glob("lesson-*/*.yaml"):
         assert path.read_text().startswith("# yaml-language-server: $schema=../schema.json"), path
+
+
+def test_the_public_view_of_a_malformed_file_names_its_line(tmp_path: Path):
+    bad = tmp_path / "l08-practice-x.yaml"
+    bad.write_text("id: l08-practice-x\nprompt: [unclosed\n")
+    with pytest.raises(ValueError, match=r"l08-practice-x.yaml:3: malformed YAML"):
+        load_public(bad)
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- 1\n")
+    with pytest.raises(ValueError, match="must hold a mapping"):
+        load_public(listed)
+
+
+def test_public_views_of_a_lesson():
+    views = load_public_lesson(COURSE_EXERCISES, 11)
+    assert {v["id"] for v in views} == set(CONTRACT_IDS[11])
+    matching = next(v for v in views if v["kind"] == "matching")
+    assert len(matching["left"]) == len(matching["right"]) == 3 and "key" not in matching

@@ -125,3 +125,36 @@ def test_the_plugin_works_from_the_pytest_command_line(tmp_path, exercises):
     assert "1 failed, 1 passed" in proc.stdout
     result = json.loads(out.read_text())
     assert result["score"] == 2 and [t["status"] for t in result["tests"]] == ["passed", "failed"]
+
+
+def test_the_warm_grader_restarts_after_a_crash_and_after_an_edit(scratch):
+    from grader.grading import _graders
+
+    path = scratch(9, "l09-practice-x", ZERO_LIKE)
+    root = scratch.root
+    sub = {"learner": "a", "lesson": 9, "answers": {"l09-practice-x": "112 GB"}}
+    assert grade(sub, exercises_dir=root)["score"] == 1
+    warm = _graders[root.resolve()][1]
+    warm._proc.kill()  # the warm parent dies: the next call starts a new one
+    warm._proc.wait()
+    assert grade(sub, exercises_dir=root)["score"] == 1
+    # an instructor edits the key: the grader notices and grades against the new file
+    path.write_text(path.read_text().replace("model_states(7e9)", "model_states(14e9)"))
+    assert grade(sub, exercises_dir=root)["score"] == 0
+    sub["answers"]["l09-practice-x"] = "224 GB"
+    assert grade(sub, exercises_dir=root)["score"] == 1
+
+
+ZERO_LIKE = """
+    id: l09-practice-x
+    lesson: 9
+    section: practice
+    kind: numeric
+    title: T
+    prompt: P
+    unit: bytes
+    key: model_states(7e9).total
+    tolerance: {relative: 0.01}
+    common_mistakes: []
+    explanation: E
+"""
