@@ -16,6 +16,7 @@ from grader.exercises.keys import evaluate
 from grader.exercises.loader import Exercise
 from grader.exercises.mistakes import NAMED_MISTAKES, UNIT_SLIPS
 from grader.memory import format_bytes, parse_bytes, parse_count
+from grader.memory.literals import parse_number
 
 from .outcome import AnswerProblem, Outcome
 from .tolerance import describe, mistake_tolerance, within
@@ -48,7 +49,7 @@ def read_answer(answer: Any, unit: str) -> float:
             return float(_read_bytes(answer))
         if unit == "count":
             return float(parse_count(answer))
-        return float(parse_count(answer)) if isinstance(answer, str) else float(answer)
+        return float(parse_number(answer)) if isinstance(answer, str) else float(answer)
     except ValueError as exc:
         raise AnswerProblem(str(exc)) from None
 

@@ -125,3 +125,28 @@ def test_absolute_tolerance_and_no_unit_slips(zero):
     assert grade_numeric(exercise, "2.05 KB").passed
     wrong = grade_numeric(exercise, "16000 B")  # 8x, but unit slips are switched off here
     assert not wrong.passed and wrong.mistake is None
+
+
+def test_plain_numbers(scratch):
+    scratch(
+        9,
+        "l09-practice-ratio",
+        """
+        id: l09-practice-ratio
+        lesson: 9
+        section: practice
+        kind: numeric
+        title: Ratio
+        prompt: Stage-3 traffic over plain data parallelism?
+        unit: number
+        points: 1
+        key: 3 / 2
+        tolerance: {absolute: 0.01}
+        explanation: 3Ψ / 2Ψ = 1.5.
+        """,
+    )
+    exercise = load_exercises(scratch.root)["l09-practice-ratio"]
+    for answer in ("1.5", "3/2", 1.5, "1.50"):
+        assert grade_numeric(exercise, answer).passed, answer
+    assert not grade_numeric(exercise, "2").passed
+    assert "Could not read" in grade_numeric(exercise, "one and a half").feedback
