@@ -147,20 +147,24 @@ def measure(browser, url: str, subject: Subject, reruns: int) -> None:
     transferred = {"all": 0, "pyodide": 0}
     foreign: list[str] = []
 
-    def finished(request) -> None:
+    def finished(request) -> None:  # counts what arrives before the first Run
         sizes = request.sizes()
         size = sizes["responseBodySize"] + sizes["responseHeadersSize"]
         transferred["all"] += size
         if any(part in request.url for part in PYODIDE_PARTS):
             transferred["pyodide"] += size
+
+    def sent(request) -> None:
         if not request.url.startswith(url):
             foreign.append(request.url)
 
+    context.on("request", sent)
     context.on("requestfinished", finished)
     try:
         page = context.new_page()
         page.goto(url + subject.path, wait_until="networkidle")
         subject.ready(page)
+        context.remove_listener("requestfinished", finished)
         subject.add("bytes", transferred["all"])
         subject.add("pyodide_bytes", transferred["pyodide"])
 
