@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy import Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from grader import __version__
@@ -65,6 +65,14 @@ async def _database_unavailable(_: Request, exc: OperationalError) -> JSONRespon
     )
 
 
+async def _unstorable(_: Request, exc: DataError) -> JSONResponse:
+    log.warning("refused a value the database cannot store: %s", exc.orig)
+    return JSONResponse(
+        {"detail": "the submission holds a value the database cannot store (e.g. a NUL character)"},
+        status_code=422,
+    )
+
+
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
     incident = uuid.uuid4().hex[:12]
     log.exception("unexpected error (incident %s)", incident, exc_info=exc)
@@ -106,6 +114,7 @@ def create_app(settings: Settings, engine: Engine | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(OperationalError, _database_unavailable)
+    app.add_exception_handler(DataError, _unstorable)
     app.add_exception_handler(Exception, _unexpected)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.site_dir is not None:

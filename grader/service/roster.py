@@ -37,7 +37,7 @@ class RosterError(ValueError):
 
 def _check_name(name: str) -> str:
     name = name.strip()
-    if not name or len(name) > MAX_NAME or any(ch in name for ch in "\r\n\t"):
+    if not name or len(name) > MAX_NAME or any(ch in name for ch in "\r\n\t\x00"):
         raise RosterError(f"learner name {name!r}: 1 to {MAX_NAME} characters, one line")
     return name
 

@@ -1,6 +1,6 @@
 """Fuzz every API operation from its OpenAPI document (schemathesis): never a 5xx, never a stack
-trace, every error a JSON message. Bounded and deterministic: 40 examples per operation, a fixed
-derandomized seed, no example database.
+trace, every error a JSON message, on SQLite and on PostgreSQL. Bounded and deterministic: 40
+examples per operation and database, derandomized, no example database.
 
 (Schemathesis's own pytest loader does not run under pytest 9, so the operations are listed here
 and a test checks the list against the document: a new endpoint cannot escape the fuzzing.)
@@ -18,6 +18,7 @@ from schemathesis.checks import not_a_server_error
 from grader.service.app import create_app
 from grader.service.roster import add_learner
 from grader.service.settings import load_settings
+from tests.service.conftest import fresh_postgres_database
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTOR = "fuzz-instructor"
@@ -32,11 +33,15 @@ OPERATIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory):
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def api(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+    database_url = ""
+    if request.param == "postgresql":
+        database_url = fresh_postgres_database(request.getfixturevalue("postgres_base_url"))
     app = create_app(
         load_settings(
             env={},
+            database_url=database_url,
             data_dir=tmp_path_factory.mktemp("fuzz") / "data",
             exercises_dir=ROOT / "exercises",
             instructor_token=INSTRUCTOR,

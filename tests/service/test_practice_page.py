@@ -77,6 +77,13 @@ def test_check_answers_then_see_them_after_a_reload(
     page.locator(WHY).scroll_into_view_if_needed()
     page.screenshot(path=str(screenshot_dir / "practice-after-reload.png"))
 
+    # Instant navigation emits document$ again for the same page: nothing is built twice.
+    page.evaluate("window.document$.next(document)")
+    page.wait_for_timeout(300)
+    assert page.locator(".practice-panel").count() == 1
+    assert page.locator(f"{STATES} .practice-form").count() == 1
+    assert page.locator(".exercise-answer:not([data-practice-ready])").count() == 0
+
 
 @pytest.mark.browser
 def test_static_site_offers_a_submission_file(
