@@ -43,6 +43,17 @@ PYTEST_ARGS = [
 ]
 
 
+def _results(grading: GradingPlugin, started: float, digest: str | None) -> dict[str, Any]:
+    return results_json(
+        grading.submission,
+        grading.results(),
+        grading.exercises,
+        grading.sandbox_notes,
+        execution_time=time.perf_counter() - started,
+        digest=digest,
+    )
+
+
 def base_args(exercises_dir: Path) -> list[str]:
     """pytest's arguments without the paths to collect."""
     ini = exercises_dir / "pytest.ini"
@@ -71,14 +82,7 @@ def run_pytest(
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         tail = sink.getvalue()[-3000:]
         raise RuntimeError(f"pytest could not grade (exit code {int(code)}):\n{tail}")
-    return results_json(
-        submission,
-        plugin.results(),
-        exercises,
-        plugin.sandbox_notes,
-        execution_time=time.perf_counter() - started,
-        digest=digest,
-    )
+    return _results(plugin, started, digest)
 
 
 def run_in_session(
@@ -106,11 +110,4 @@ def run_in_session(
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
     finally:
         manager.unregister(grading)
-    return results_json(
-        submission,
-        grading.results(),
-        exercises,
-        grading.sandbox_notes,
-        execution_time=time.perf_counter() - started,
-        digest=digest,
-    )
+    return _results(grading, started, digest)
