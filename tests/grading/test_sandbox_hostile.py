@@ -50,7 +50,8 @@ def test_sleeps_forever():
 
 
 def test_loops_forever_while_loading():
-    assert "time limit" in failure("while True:\n    pass\ndef f(x):\n    return 1\n")
+    message = failure("while True:\n    pass\ndef f(x):\n    return 1\n")
+    assert "time limit" in message or "CPU time" in message, message  # whichever comes first
 
 
 def test_allocates_without_bound():
