@@ -49,6 +49,10 @@ async function load(root, interrupt) {
   const mark = (name) => (marks[name] = Math.round(performance.now() - t0));
   const post = (percent, label) => self.postMessage({ type: "progress", percent, label });
   post(0, "Loading Python…");
+  const indexURL = new URL("vendor/pyodide/", root).href;
+  // Start parsing Pyodide's JavaScript while the manifest arrives.
+  const pyodideModule = import(new URL("pyodide.mjs", indexURL).href);
+  pyodideModule.catch(() => {}); // reported when awaited below
   const manifestResponse = await fetch(new URL("vendor/manifest.json", root));
   if (!manifestResponse.ok) {
     throw new Error(`vendor/manifest.json: HTTP ${manifestResponse.status} (run \`make vendor\`)`);
@@ -73,8 +77,7 @@ async function load(root, interrupt) {
     if (!r.ok) throw new Error(`${manifest.grader_wheel}: HTTP ${r.status} (run \`make vendor\`)`);
     return r.arrayBuffer();
   });
-  const indexURL = new URL("vendor/pyodide/", root).href;
-  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  const { loadPyodide } = await pyodideModule;
   mark("imported");
   pyodide = await loadPyodide({ indexURL, env: { HOME: "/home/learner" } });
   mark("started");
