@@ -134,7 +134,8 @@ def render_box(parent: etree.Element, lab_id: str, meta: dict[str, Any], *, repo
     local = etree.SubElement(run, "p")
     local.set("class", "course-lab-local")
     local.text = AtomicString("Locally, in a clone of the course repository (after ")
-    _text(local, "code", "make venv").tail = AtomicString("): ")
+    _text(local, "code", "make venv").tail = AtomicString(" and ")
+    _text(local, "code", ".venv/bin/pip install jupyterlab").tail = AtomicString("): ")
     _text(local, "code", f"jupyter lab {path}").tail = AtomicString(", set ")
     _text(local, "code", "SMOKE = False").tail = AtomicString(
         " in the first cell, then run all cells. Measurements are saved to "

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from labkit.counting import SavedActivations
-from labkit.device import allocated, peak_allocated, reset_peak
+from labkit.device import allocated, peak_allocated, reset_peak, warm_up
 from labkit.gpt import GPT, random_batch
 
 
@@ -32,6 +32,7 @@ class ActivationMemory:
 def measure(model: GPT, seq: int, batch: int, device: torch.device) -> ActivationMemory:
     """One forward and backward pass; activations counted (any device) and measured (CUDA)."""
     tokens, targets = random_batch(model.cfg, seq, batch, device)
+    warm_up(device, next(model.parameters()).dtype)  # cuBLAS workspaces before counting starts
     first, last = model.blocks[0], model.blocks[-1]
     marks: dict[str, Any] = {}
 

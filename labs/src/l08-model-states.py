@@ -28,10 +28,11 @@
 # on the CPU and the lab checks that the counted tensor bytes equal the memory model's prediction
 # exactly; nothing is *measured* then.
 #
-# **Run it.** `jupyter lab labs/l08-model-states.ipynb` from the course repository (after
-# `make venv`, or `pip install torch numpy matplotlib` plus the repository), set `SMOKE = False`
-# and run all cells. The measurements land in `labs/results/l08-model-states-<time>.json`, with
-# a plot beside it.
+# **Run it.** In a clone of the course repository, after `make venv` and
+# `.venv/bin/pip install jupyterlab`: `jupyter lab labs/l08-model-states.ipynb`, set
+# `SMOKE = False` and run all cells (or, without Jupyter's interface,
+# `.venv/bin/python labs/run_notebook.py l08-model-states --gpu`). The measurements land in
+# `labs/results/l08-model-states-<time>.json`, with a plot beside it.
 
 # %% tags=["parameters"]
 SMOKE = True  # True: tiny model on the CPU, counted bytes only. False: measure on the GPU(s).

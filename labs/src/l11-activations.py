@@ -30,7 +30,8 @@
 # layers, sequences up to 2,048); lower `SEQS` or `BATCHES` on a smaller GPU. Without a GPU,
 # keep `SMOKE = True` (tiny model on the CPU, counted bytes only).
 #
-# **Run it.** `jupyter lab labs/l11-activations.ipynb`, set `SMOKE = False`, run all cells.
+# **Run it.** `jupyter lab labs/l11-activations.ipynb` (in a clone, after `make venv` and
+# `.venv/bin/pip install jupyterlab`), set `SMOKE = False`, run all cells.
 # Results: `labs/results/l11-activations-<time>.json` and a plot beside it.
 
 # %% tags=["parameters"]
@@ -39,7 +40,7 @@ DTYPE = "bfloat16"  # "float16" on GPUs without bfloat16 (V100, T4)
 GPU_MODEL = dict(vocab=50257, context=4096, hidden=1024, layers=8, heads=16)
 SMOKE_MODEL = dict(vocab=128, context=64, hidden=64, layers=2, heads=4)
 SEQS = [512, 1024, 2048]  # sequence lengths, GPU mode (smoke mode: [16, 32])
-BATCHES = [1, 2, 4]  # batch sizes, GPU mode (smoke mode: [1, 2])
+BATCHES = [1, 2]  # batch sizes, GPU mode (smoke mode: [1, 2])
 RECOMPUTE = ["none", "selective", "full"]
 
 # %% [setup]

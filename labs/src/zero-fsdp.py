@@ -34,7 +34,8 @@
 # all strategies coincide. Without a GPU, keep `SMOKE = True`: two CPU processes (gloo) run a
 # tiny model and the counted bytes are checked against the prediction exactly.
 #
-# **Run it.** `jupyter lab labs/zero-fsdp.ipynb`, set `SMOKE = False`, run all cells. Results:
+# **Run it.** `jupyter lab labs/zero-fsdp.ipynb` (in a clone, after `make venv` and
+# `.venv/bin/pip install jupyterlab`), set `SMOKE = False`, run all cells. Results:
 # `labs/results/zero-fsdp-<time>.json` and a plot beside it.
 
 # %% tags=["parameters"]
