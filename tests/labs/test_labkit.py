@@ -127,3 +127,50 @@ def test_exact_check_and_table() -> None:
     text = table(rows, "MB", "t")
     assert "| b | 0.0001 MB | 0.00009 MB | 0.00011 MB | +10.00% |" in text
     assert "| c | — |" in text
+
+
+def test_gpu_bookkeeping_files_each_allocation_under_its_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GPU mode's arithmetic, with ``memory_allocated`` replaced by a scripted allocator.
+
+    The script is what an ideal allocator reports at each mark of ``one_step`` (in order: start,
+    parameters, wrapped, master, backward, momentum, variance, step), from the counted parts.
+    """
+    import labkit.states as states
+
+    cfg = GPTConfig(vocab=96, context=32, hidden=32, layers=1, heads=2)
+    psi = parameter_count(cfg)
+    start = 10_000  # tokens, targets and cuBLAS workspaces, allocated before counting
+    steps = [0, 2 * psi, 0, 4 * psi, 2 * psi, 4 * psi, 4 * psi, 0]
+    readings = iter([start + sum(steps[: i + 1]) for i in range(len(steps))])
+    monkeypatch.setattr(states, "allocated", lambda device: next(readings))
+    monkeypatch.setattr(states, "peak_allocated", lambda device: start + 16 * psi + 12_345)
+    step = states.one_step(cfg, CPU, torch.bfloat16, seq=8, batch=2)
+    assert step.measured == step.counted  # every delta landed under the right part
+    assert step.measured_total == 16 * psi and step.peak == 16 * psi + 12_345
+
+
+def test_gpu_activation_measurement_covers_the_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``measure`` on a scripted allocator: the layers' bytes are after − before + input − output.
+
+    The script reports, after the last layer, exactly the counted bytes of the layers plus the
+    stack's output (2sbh), and nothing for the stack's input (allocated before the first layer).
+    """
+    import labkit.activation_memory as am
+
+    cfg = GPTConfig(vocab=64, context=32, hidden=32, layers=2, heads=2)
+    model = GPT(cfg).to(torch.bfloat16)
+    s, b = 8, 2
+    expected = activations(hidden=32, layers=2, seq=s, batch=b, heads=2, method="korthikanti")
+    ln_stats = 2 * 2 * (2 * s * b)  # bf16 mean and rstd of two LayerNorms per layer (CPU)
+    kept = int(expected.total) + 2 * ln_stats
+    io = 2 * s * b * 32
+    # start, before the first layer, after the last: new tensors (all kept but the input) + output
+    readings = iter([5_000, 7_000, 7_000 + (kept - io) + io])
+    monkeypatch.setattr(am, "allocated", lambda device: next(readings))
+    monkeypatch.setattr(am, "peak_allocated", lambda device: 99_000)
+    got = am.measure(model, s, b, CPU)
+    assert got.in_formula == dict(expected.parts)
+    assert got.measured_layers == kept == sum(got.per_layer) + 2 * ln_stats
+    assert got.peak == 99_000 - 5_000
