@@ -208,8 +208,9 @@ print(f"results: {saved}\nplot: {plot}")
 #   little each; negligible at these sizes, large for the smoke model.
 # - **Fused kernels change what is kept.** This lab writes attention out step by step, as the
 #   paper assumes. `torch.nn.functional.scaled_dot_product_attention` (FlashAttention) never
-#   stores the s×s scores and keeps a small log-sum-exp instead: with it the 5as²b term
-#   disappears without any recomputation, and the measurement falls far below Eq. 1.
+#   stores the s×s scores: it keeps a small log-sum-exp per row and recomputes the scores
+#   inside its own backward kernel. With it the 5as²b term disappears as with selective
+#   recomputation, and a measurement of such a model falls far below Eq. 1.
 # - **Peak is not what is kept.** The backward pass needs gradients of the activations and
 #   recomputed layers on top of what is kept (the "peak" column of the JSON file); the
 #   allocator's cache and fragmentation come on top of that, and `memory_reserved` is what an
