@@ -164,6 +164,7 @@ per_n = {n: max((r["runs"][0]["measured_total"] or sum(r["runs"][0]["counted"].v
                 for r in dp_runs[n]["ranks"]) for n in sizes}
 ax.plot(sizes, [predicted.total / 1e6] * len(sizes), "--", label="predicted (16Ψ)")
 ax.plot(sizes, [per_n[n] / 1e6 for n in sizes], "o-", label="counted" if SMOKE else "measured")
+ax.set_xticks(sizes)
 ax.set_xlabel("data-parallel devices")
 ax.set_ylabel("MB per device")
 ax.set_ylim(bottom=0)
