@@ -21,7 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Reproducible property tests: the same cases for every submission and every regrade.
 property_settings = settings(
-    max_examples=12,
+    max_examples=10,
     derandomize=True,
     database=None,
     deadline=None,

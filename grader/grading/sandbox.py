@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import json
+import marshal
 import os
 import resource
 import select
@@ -224,7 +225,8 @@ class Sandbox:
     def _send(self, message: dict[str, Any]) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         try:
-            self._proc.stdin.write(json.dumps(message).encode() + b"\n")
+            body = marshal.dumps(message)
+            self._proc.stdin.write(len(body).to_bytes(4, "big") + body)
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass  # the reply (or its absence) says what happened

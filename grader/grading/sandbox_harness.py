@@ -1,20 +1,27 @@
 """The program that runs inside the sandbox: load the submission, call its function on request.
 
 Run by the sandbox's own interpreter (``/usr/bin/python3.11 -I -S -c <this file's text>``) as
-an unprivileged user: standard library only, nothing from the grader. The protocol is one JSON
-object per line: the first request ``{"source", "function"}`` loads the code; each later
-``{"kwargs": {...}}`` calls the function, and ``{"batch": [{...}, ...]}`` calls it once per
-set of arguments in one round trip. Replies are ``{"ok": true, "value": ...}`` or
-``{"ok": false, "error": "..."}``, plus the first characters the code printed. Only plain JSON
-values leave (exact ``int``/``float``/``str``/``bool``/``None`` and lists/dicts of them): an object
-whose ``__eq__`` always says True never reaches the grader.
+an unprivileged user: standard library only, nothing from the grader. Requests come from the
+grader (trusted) as length-prefixed ``marshal`` frames: the first ``{"source", "function"}``
+loads the code; each later ``{"kwargs": {...}}`` calls the function, and ``{"batch": [{...},
+...]}`` calls it once per set of arguments in one round trip. Replies go back (untrusted, so the
+grader reads them with ``json.loads`` only) as one JSON object per line: ``{"ok": true, "value":
+...}`` or ``{"ok": false, "error": "..."}``, plus the first characters the code printed. Only
+plain values leave (exact ``int``/``float``/``str``/``bool``/``None`` and lists/dicts of them):
+an object whose ``__eq__`` always says True never reaches the grader. The ``json`` module is not
+imported (its ``re`` and ``enum`` imports cost more than the rest of start-up); a small encoder
+for these plain values does the writing.
 """
 
 import builtins
-import json
+import marshal
 import os
 import sys
-import traceback
+
+try:
+    from _json import encode_basestring_ascii as _quote
+except ImportError:  # pragma: no cover - CPython always has _json
+    from json import dumps as _quote
 
 OUTPUT_CHARS = 2000
 MAX_DEPTH = 20
@@ -64,9 +71,37 @@ sys.stdin = None
 
 def _reply(message):
     message["stdout"] = _out.take()
-    data = json.dumps(message, allow_nan=False).encode("utf-8") + b"\n"
+    data = _dumps(message).encode("ascii") + b"\n"
     _proto_out.write(data)
     _proto_out.flush()
+
+
+def _dumps(value):
+    """JSON text of a plain value (already checked by ``_plain``)."""
+    kind = type(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        return float.__repr__(value)
+    if kind is str:
+        return _quote(value)
+    if kind is list:
+        return "[" + ",".join(_dumps(v) for v in value) + "]"
+    if kind is dict:
+        return "{" + ",".join(_quote(k) + ":" + _dumps(v) for k, v in value.items()) + "}"
+    raise TypeError(f"cannot send a {kind.__name__}")
+
+
+def _read_request():
+    header = _proto_in.read(4)
+    if len(header) < 4:
+        return None
+    size = int.from_bytes(header, "big")
+    return marshal.loads(_proto_in.read(size))
 
 
 def _plain(value, depth=0):
@@ -102,6 +137,8 @@ def _bad(value):
 
 
 def _error(exc):
+    import traceback  # only when something failed: it costs start-up time
+
     where = ""
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if frame.filename == "submission.py":
@@ -134,17 +171,16 @@ def _load(source, function):
 
 
 def main():
-    request = json.loads(_proto_in.readline() or b"{}")
+    request = _read_request() or {}
     ok, fn = _run(_load, request.get("source", ""), request.get("function", ""))
     if not ok:
         _reply({"ok": False, "error": fn})
         return
     _reply({"ok": True})
     while True:
-        line = _proto_in.readline()
-        if not line:
+        request = _read_request()
+        if request is None:
             return
-        request = json.loads(line)
         if "batch" in request:  # many calls, one round trip
             _reply({"ok": True, "values": [_call(fn, kwargs) for kwargs in request["batch"]]})
         else:

@@ -83,7 +83,7 @@ CASE = st.fixed_dictionaries(
 
 @points(2)
 @property_settings
-@given(cases=st.lists(CASE, min_size=1, max_size=40))
+@given(cases=st.lists(CASE, min_size=1, max_size=20))
 @example(
     cases=[{"params": 1_500_000_000, "dp": 1, "zero": 3}, {"params": 10**6, "dp": 3, "zero": 2}]
 )

@@ -51,7 +51,7 @@ CASE = st.fixed_dictionaries(
 
 @points(2)
 @property_settings
-@given(cases=st.lists(CASE, min_size=1, max_size=40))
+@given(cases=st.lists(CASE, min_size=1, max_size=20))
 def test_matches_the_memory_model(submitted, cases):
     """Any shape (a batch of cases per sandbox call)."""
     for case, got in zip(cases, submitted.many(cases), strict=True):
