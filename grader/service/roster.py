@@ -24,7 +24,7 @@ from grader.service.storage import (
     learners,
     make_engine,
     utcnow,
-    write_engine,
+    write_transaction,
 )
 from grader.service.tokens import INSTRUCTOR_PREFIX, hash_token, new_token
 
@@ -47,7 +47,7 @@ def add_learner(engine: Engine, name: str) -> str:
     name = _check_name(name)
     token = new_token()
     try:
-        with write_engine(engine).begin() as conn:
+        with write_transaction(engine) as conn:
             conn.execute(
                 insert(learners).values(
                     name=name, token_hash=hash_token(token), active=True, created_at=utcnow()
@@ -60,7 +60,7 @@ def add_learner(engine: Engine, name: str) -> str:
 
 def reissue_token(engine: Engine, name: str) -> str:
     token = new_token()
-    with write_engine(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         done = conn.execute(
             update(learners)
             .where(learners.c.name == name)
@@ -72,7 +72,7 @@ def reissue_token(engine: Engine, name: str) -> str:
 
 
 def remove_learner(engine: Engine, name: str) -> None:
-    with write_engine(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         done = conn.execute(update(learners).where(learners.c.name == name).values(active=False))
     if done.rowcount != 1:
         raise RosterError(f"no learner named {name!r}")
@@ -91,7 +91,7 @@ def list_learners(engine: Engine) -> list[dict[str, object]]:
 def set_instructor_token(engine: Engine, token: str | None = None) -> str:
     """Replace every stored instructor token by ``token`` (a new one if None); return it."""
     token = token or new_token(INSTRUCTOR_PREFIX)
-    with write_engine(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         conn.execute(delete(instructor_tokens))
         conn.execute(
             insert(instructor_tokens).values(token_hash=hash_token(token), created_at=utcnow())
@@ -106,7 +106,7 @@ def ensure_instructor_token(engine: Engine) -> str | None:
             return None
     token = new_token(INSTRUCTOR_PREFIX)
     try:
-        with write_engine(engine).begin() as conn:
+        with write_transaction(engine) as conn:
             # Another instance may have won the race between the check and this write.
             if conn.execute(select(instructor_tokens.c.id).limit(1)).first() is not None:
                 return None

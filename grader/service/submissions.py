@@ -18,7 +18,14 @@ from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from grader.service.attempt_limits import check_limits
-from grader.service.storage import as_utc, attempts, learners, submissions, utcnow, write_engine
+from grader.service.storage import (
+    as_utc,
+    attempts,
+    learners,
+    submissions,
+    utcnow,
+    write_transaction,
+)
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,7 @@ def store(
     Raises ``RateLimited``/``AttemptsUsedUp`` (nothing stored) and ``IdempotencyConflict``.
     """
     try:
-        with write_engine(engine).begin() as conn:
+        with write_transaction(engine) as conn:
             # One writer per learner at a time (PostgreSQL row lock; SQLite's BEGIN IMMEDIATE
             # already serialises writers), so limits and keys are checked against committed data.
             conn.execute(select(learners.c.id).where(learners.c.id == learner_id).with_for_update())
