@@ -113,3 +113,11 @@ def test_lesson_11_activation_cells() -> None:
     doubling = results["l11-double-seq"][2]["stdout"].splitlines()
     assert doubling[0].startswith("zero-paper") and doubling[0].endswith("x2.00")
     assert doubling[1].startswith("korthikanti") and doubling[1].endswith("x3.40")
+
+
+@pytest.mark.parametrize("page", [LESSON_8, LESSON_11, FEATURE], ids=lambda p: p.stem)
+def test_cell_lines_fit_the_editor(page: Path) -> None:
+    """The editor does not wrap: longer lines hide behind a horizontal scrollbar (README)."""
+    for cell in extract_cells(page):
+        for n, line in enumerate(cell.source.splitlines(), start=1):
+            assert len(line) <= 78, f"{page.name}: cell {cell.id} line {n} is {len(line)} long"
