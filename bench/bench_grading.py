@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,6 +70,14 @@ def submissions(n: int, seed: int = 7) -> list[dict[str, Any]]:
     return out
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+CPU: dict[str, list[float]] = {"naive": [], "ours": []}
+
+
 def naive(subs: list[dict[str, Any]], root: Path) -> tuple[list[float], list[float], float]:
     env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     latencies, scores = [], []
@@ -78,7 +87,7 @@ def naive(subs: list[dict[str, Any]], root: Path) -> tuple[list[float], list[flo
             path, out = Path(tmp) / f"s{i}.json", Path(tmp) / f"r{i}.json"
             path.write_text(json.dumps(sub))
             files = [str(next(root.glob(f"lesson-*/{qid}.yaml"))) for qid in sub["answers"]]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), children_cpu()
             subprocess.run(
                 [
                     sys.executable,
@@ -104,6 +113,7 @@ def naive(subs: list[dict[str, Any]], root: Path) -> tuple[list[float], list[flo
                 check=False,
             )
             latencies.append(time.perf_counter() - t0)
+            CPU["naive"].append(children_cpu() - c0)
             scores.append(json.loads(out.read_text())["score"])
     return latencies, scores, time.perf_counter() - started
 
@@ -111,8 +121,9 @@ def naive(subs: list[dict[str, Any]], root: Path) -> tuple[list[float], list[flo
 def ours(subs: list[dict[str, Any]], workers: int = 1) -> tuple[list[float], list[float], float]:
     def one(sub: dict[str, Any]) -> tuple[float, float]:
         t0 = time.perf_counter()
-        score = grade(sub)["score"]
-        return time.perf_counter() - t0, score
+        result = grade(sub)
+        CPU["ours"].append(result["extra_data"].get("cpu_time", 0.0))
+        return time.perf_counter() - t0, result["score"]
 
     started = time.perf_counter()
     if workers == 1:
@@ -142,6 +153,7 @@ def main() -> int:
 
     n_lat, n_scores, n_total = naive(subs, root)
     o_lat, o_scores, o_total = ours(subs)
+    answers_cpu = list(CPU["ours"])
     c_lat, c_scores, c_total = ours(subs, workers=2)
     if n_scores != o_scores or o_scores != c_scores:
         diff = [i for i, (a, b) in enumerate(zip(n_scores, o_scores, strict=True)) if a != b]
@@ -162,6 +174,11 @@ def main() -> int:
         f"throughput ratio ours/naive: {ratio:.1f}x sequential, {ratio2:.1f}x with 2 callers "
         "(target >= 10x)"
     )
+    n_cpu, o_cpu = statistics.median(CPU["naive"]), statistics.median(answers_cpu)
+    print(
+        f"CPU per submission (does not depend on load): naive {ms(n_cpu)}, ours {ms(o_cpu)} "
+        f"in the forked child: {n_cpu / o_cpu:.1f}x"
+    )
 
     exercises = load_exercises(root)
     code_ex = [ex for ex in exercises.values() if ex.kind == "code"]
@@ -169,6 +186,7 @@ def main() -> int:
         {"learner": f"code-{i}", "lesson": ex.lesson, "answers": {ex.id: ex.data["solution"]}}
         for i, ex in zip(range(args.code), code_ex * args.code, strict=False)
     ]
+    CPU["ours"].clear()
     k_lat, k_scores, _ = ours(code_subs)
     full = all(
         score == exercises[next(iter(s["answers"]))].points
@@ -184,7 +202,8 @@ def main() -> int:
         f"code submission (sandbox + hidden tests, {len(code_subs)} runs): median "
         f"{ms(statistics.median(k_lat))} (target < 100 ms){'' if full else '  WRONG SCORES'}"
     )
-    print(f"  of which a sandbox start + one call: median {ms(statistics.median(starts))}")
+    print(f"  CPU per code submission, sandbox included: {ms(statistics.median(CPU['ours']))}")
+    print(f"  a sandbox start + one call alone: median {ms(statistics.median(starts))}")
     return 0 if full else 1
 
 

@@ -140,13 +140,17 @@ class ServeLoop:
         if error is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGKILL)
-        os.waitpid(child.pid, 0)
+        _, _, usage = os.wait4(child.pid, 0)
         if error is None:
             try:
                 frames = FrameReader().feed(bytes(child.data))
                 message = frames[0] if frames else {"error": "the grading process ended early"}
             except ValueError as exc:
                 message = {"error": f"unreadable result: {exc}"}
+            if isinstance(message.get("result"), dict):
+                # CPU seconds of the child and its sandboxes: a load-independent cost measure
+                cpu = usage.ru_utime + usage.ru_stime
+                message["result"].setdefault("extra_data", {})["cpu_time"] = round(cpu, 4)
         else:
             message = {"error": error}
         self.reply({"id": child.request_id, **message})
