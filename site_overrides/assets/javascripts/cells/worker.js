@@ -84,7 +84,8 @@ async function load(root, interrupt) {
   downloaded = true;
   post(90, "Loading the course's memory model…");
   if (interrupt) pyodide.setInterruptBuffer(new Int32Array(interrupt));
-  pyodide.unpackArchive(await wheel, "wheel");
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   runtime = pyodide.pyimport("grader.cell_runtime");
   // Import the memory model now, so the first cell's time is the cell's own.
   pyodide.runPython("import grader.memory");
