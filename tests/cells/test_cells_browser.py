@@ -284,3 +284,25 @@ def test_a_failed_load_says_what_is_wrong_and_the_next_run_retries(warm_page, si
     assert status(page, "l08-gpt2-breakdown") == "Python is not running"
     page.unroute("**/vendor/manifest.json")
     assert "24 GB" in run_cell(page, "l08-gpt2-breakdown")
+
+
+def test_editor_keys_indent_and_let_focus_leave(page, site_url, request_log) -> None:
+    page.goto(site_url + FEATURE)
+    wait_ready(page, 5)
+    editor = cell(page, "demo-loop").locator("textarea")
+    editor.fill("")
+    editor.focus()
+    editor.press("Tab")
+    editor.type("x = 1")
+    assert editor.input_value() == "    x = 1"
+    editor.fill("")
+    editor.type("for i in range(3):")
+    editor.press("Enter")
+    editor.type("pass")
+    assert editor.input_value() == "for i in range(3):\n    pass"
+    gutter = cell(page, "demo-loop").locator(".pycell-gutter").inner_text()
+    assert gutter.split() == ["1", "2"]
+    editor.press("Escape")
+    editor.press("Tab")  # after Escape, Tab leaves the editor
+    assert page.evaluate("document.activeElement.classList.contains('pycell-run')")
+    assert python_requests(request_log.urls) == [], "typing loads no Python"
