@@ -375,7 +375,30 @@ def check_exercises_dir(root: Path) -> tuple[dict[str, Exercise], list[ExerciseP
             )
             continue
         exercises[exercise.id] = exercise
+    problems += _hidden_module_clashes(exercises)
     return exercises, problems
+
+
+def _hidden_module_clashes(exercises: dict[str, Exercise]) -> list[ExerciseProblem]:
+    """Hidden test modules are imported by their file name, so two must not share one."""
+    seen: dict[str, Exercise] = {}
+    problems = []
+    for exercise in exercises.values():
+        tests = exercise.tests_path()
+        if tests is None:
+            continue
+        if tests.name in seen:
+            other = seen[tests.name]
+            problems.append(
+                ExerciseProblem(
+                    exercise.path,
+                    exercise.line_of("tests"),
+                    f"hidden test module name {tests.name!r} is also used by {other.id!r}; "
+                    "pytest imports them by name, so give each its own",
+                )
+            )
+        seen[tests.name] = exercise
+    return problems
 
 
 def load_exercises(root: Path | None = None) -> dict[str, Exercise]:

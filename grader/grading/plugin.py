@@ -141,6 +141,7 @@ class GradingPlugin:
         answered = [exercises[qid] for qid in submission.answers]
         self.by_path = {ex.path.resolve(): ex for ex in answered if ex.kind != "code"}
         self.code_by_tests = {ex.tests_path(): ex for ex in answered if ex.kind == "code"}
+        self.all_hidden_tests = {ex.tests_path() for ex in exercises.values() if ex.kind == "code"}
         self.outcomes: dict[str, Outcome] = {}
         self.code_tests: dict[str, CodeTest] = {}
         self.collect_errors: dict[str, str] = {}
@@ -164,6 +165,14 @@ class GradingPlugin:
 
     def _code_exercise(self, path: Path) -> Exercise | None:
         return self.code_by_tests.get(Path(path).resolve())
+
+    @pytest.hookimpl
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        """Skip the hidden tests of code exercises this submission does not answer."""
+        path = collection_path.resolve()
+        if path in self.all_hidden_tests and path not in self.code_by_tests:
+            return True
+        return None
 
     @pytest.hookimpl
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

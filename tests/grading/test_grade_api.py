@@ -125,6 +125,29 @@ def test_the_plugin_works_from_the_pytest_command_line(tmp_path, exercises):
     assert "1 failed, 1 passed" in proc.stdout
     result = json.loads(out.read_text())
     assert result["score"] == 2 and [t["status"] for t in result["tests"]] == ["passed", "failed"]
+    # a whole lesson folder: only answered questions are items, unanswered code is not run
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "grader.grading.plugin",
+            "-p",
+            "no:cacheprovider",
+            "--submission",
+            str(submission),
+            "--results",
+            str(out),
+            "-q",
+            str(root / "lesson-08"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+    assert "1 failed, 1 passed" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_warm_grader_restarts_after_a_crash_and_after_an_edit(scratch):
