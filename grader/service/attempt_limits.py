@@ -31,6 +31,9 @@ class RateLimited(Exception):
             f"question every {self.window_s} s; try again in {self.retry_after_s} s"
         )
 
+    def __str__(self) -> str:
+        return self.message
+
 
 @dataclass
 class AttemptsUsedUp(Exception):
@@ -43,6 +46,9 @@ class AttemptsUsedUp(Exception):
             f"no attempts left at {self.question}: all {self.max_attempts} allowed attempts are "
             "used (your results are kept)"
         )
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def check_limits(
