@@ -252,7 +252,8 @@ class GradingPlugin:
                 outcome = Outcome(
                     0,
                     exercise.points,
-                    "This answer could not be graded (a grader problem; it has been logged).",
+                    "This answer could not be graded (a problem of the grader, not of your "
+                    "answer; please report it).",
                     passed=False,
                 )
             out[qid] = outcome
@@ -289,11 +290,8 @@ class GradingPlugin:
                         seen.add(case.message)
                         lines.append("    " + case.message.strip().replace("\n", "\n    ")[:1500])
             score = exercise.points * earned / total if total else 0.0
-            head = (
-                f"{sum(1 for c in self.code_tests.values() if c.exercise_id == qid and c.passed)}"
-            )
-            head += f" of {sum(1 for c in self.code_tests.values() if c.exercise_id == qid)}"
-            head += " hidden test cases passed."
+            tests = [c for c in self.code_tests.values() if c.exercise_id == qid]
+            head = f"{sum(1 for c in tests if c.passed)} of {len(tests)} hidden tests passed."
             printed = self.sandbox_output.get(qid, "")
             if printed:
                 lines.append("Your code printed:\n" + printed[:1000])
