@@ -266,12 +266,11 @@ function init() {
   const cells = [...document.querySelectorAll(".pycell:not([data-cell-ready])")];
   if (!cells.length) return;
   const page = pageKey();
-  cells.forEach((el, i) => {
+  if (!document.querySelector(".pycell-note")) addNamespaceNote(cells[0]);
+  for (const el of cells) {
     el.dataset.cellReady = "true";
-    const cell = new Cell(el, page);
-    if (i === 0 && !document.querySelector(".pycell-note")) addNamespaceNote(el);
-    return cell;
-  });
+    new Cell(el, page);
+  }
 }
 
 if (typeof document$ !== "undefined") {

@@ -23,8 +23,6 @@ export class Session {
     this.current = null;
     this.nextId = 1;
     this.progress = { percent: 0, label: "" };
-    this.restarts = 0;
-    this.listeners = new Set(); // called with (event) on "restarted"
   }
 
   /** Queue a run of `cell` (a Cell from cells.js) with `code`, in the namespace of `page`. */
@@ -147,9 +145,7 @@ export class Session {
   /** End the worker (and every namespace in it); the next Run starts a fresh one. */
   restart() {
     const jobs = this.dropWorker();
-    this.restarts += 1;
     for (const job of jobs) job.cell.stopped(true);
-    for (const listener of this.listeners) listener({ type: "restarted" });
   }
 
   dropWorker() {
