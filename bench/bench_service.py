@@ -82,6 +82,17 @@ class Run:
 Request = Callable[[httpx.Client, int], httpx.Response]
 
 
+def in_threads(worker: Callable[[], None], count: int) -> float:
+    """Run ``worker`` in ``count`` threads; return the wall-clock seconds until all ended."""
+    threads = [threading.Thread(target=worker) for _ in range(count)]
+    began = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.monotonic() - began
+
+
 def load(name: str, request: Request, clients: int, duration: float) -> Run:
     latencies: list[float] = []
     errors = 0
@@ -106,13 +117,7 @@ def load(name: str, request: Request, clients: int, duration: float) -> Run:
                     else:
                         errors += 1
 
-    threads = [threading.Thread(target=worker) for _ in range(clients)]
-    began = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return Run(name, latencies, errors, time.monotonic() - began)
+    return Run(name, latencies, errors, in_threads(worker, clients))
 
 
 def scenarios(url: str, tokens: list[str]) -> dict[str, Request]:
@@ -166,8 +171,8 @@ def grade_alone(clients: int, duration: float) -> Run:
     counter = itertools.count()
     latencies: list[float] = []
     lock = threading.Lock()
-    stop = time.monotonic() + duration
     grade({"learner": "bench", "lesson": 8, "answers": {NUMERIC: "112 GB"}})  # start the grader
+    stop = time.monotonic() + duration
 
     def worker() -> None:
         while time.monotonic() < stop:
@@ -177,13 +182,7 @@ def grade_alone(clients: int, duration: float) -> Run:
             with lock:
                 latencies.append(time.perf_counter() - started)
 
-    threads = [threading.Thread(target=worker) for _ in range(clients)]
-    began = time.monotonic()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return Run("grade() alone", latencies, 0, time.monotonic() - began)
+    return Run("grade() alone", latencies, 0, in_threads(worker, clients))
 
 
 def report(backend: str, runs: list[Run]) -> None:
