@@ -147,6 +147,7 @@ class GradingPlugin:
         self.collect_errors: dict[str, str] = {}
         self.sandbox_notes: dict[str, dict[str, Any]] = {}
         self.sandbox_output: dict[str, str] = {}
+        self._started: dict[str, Sandbox] = {}
 
     def args(self) -> list[str]:
         """The paths pytest is asked to collect."""
@@ -198,6 +199,25 @@ class GradingPlugin:
     def pytest_configure(self, config: pytest.Config) -> None:
         config.stash[GRADING] = self
 
+    @staticmethod
+    def _new_sandbox(exercise: Exercise) -> Sandbox:
+        limits = Limits(**exercise.data.get("limits", {}))
+        hide = [exercise.path.parent.parent, Path(__file__).resolve().parents[2]]
+        return Sandbox(limits=limits, hide=hide)
+
+    def start_sandboxes(self) -> None:
+        """Start the sandboxes of the answered code exercises now: their interpreters boot on
+        the other core while pytest collects, and the ``submitted`` fixture loads the code."""
+        for exercise in self.code_by_tests.values():
+            if exercise.id not in self._started:
+                self._started[exercise.id] = self._new_sandbox(exercise)
+
+    def close_sandboxes(self) -> None:
+        """Stop sandboxes started but never used (a hidden module that did not collect)."""
+        for sandbox in self._started.values():
+            sandbox.close()
+        self._started.clear()
+
     def sandboxed(self, module_file: str) -> Iterator[SandboxedFunction]:
         """The learner's function for the hidden test module ``module_file``, in a sandbox."""
         exercise = self._code_exercise(Path(module_file))
@@ -205,14 +225,16 @@ class GradingPlugin:
             raise RuntimeError(f"{module_file} is not the hidden test of an answered code exercise")
         source = self.submission.answers[exercise.id]
         function = exercise.data["function"]
-        limits = Limits(**exercise.data.get("limits", {}))
-        hide = [exercise.path.parent.parent, Path(__file__).resolve().parents[2]]
-        sandbox: Sandbox | None = None
+        sandbox: Sandbox | None = self._started.pop(exercise.id, None)
         error: str | None = None
         try:
-            sandbox = Sandbox(source, function, limits=limits, hide=hide)
+            if sandbox is None:
+                sandbox = self._new_sandbox(exercise)
+            sandbox.load(source, function)
         except SandboxError as exc:
             error = str(exc)
+            self.sandbox_notes[exercise.id] = vars(sandbox.isolation) if sandbox else {}
+            sandbox = None
         try:
             yield SandboxedFunction(sandbox, error, function)
         finally:

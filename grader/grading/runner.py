@@ -104,10 +104,12 @@ def run_in_session(
     manager = session.config.pluginmanager
     manager.register(grading, f"course-grading-{id(grading)}")
     try:
+        grading.start_sandboxes()
         items = session.perform_collect(grading.args())
         for index, item in enumerate(items):
             following = items[index + 1] if index + 1 < len(items) else None
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
     finally:
+        grading.close_sandboxes()
         manager.unregister(grading)
     return _results(grading, started, digest)

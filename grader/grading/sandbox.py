@@ -124,12 +124,16 @@ class _Slot:
 
 
 class Sandbox:
-    """A running sandboxed interpreter with the learner's function loaded."""
+    """A running sandboxed interpreter, with the learner's function loaded by :meth:`load`.
+
+    ``Sandbox(source, function)`` starts and loads at once; ``Sandbox()`` only starts the
+    interpreter, so it can boot while the grader does other work, and ``load`` follows.
+    """
 
     def __init__(
         self,
-        source: str,
-        function: str,
+        source: str | None = None,
+        function: str | None = None,
         *,
         limits: Limits | None = None,
         hide: list[Path] | None = None,
@@ -145,7 +149,9 @@ class Sandbox:
         self._buffer = b""
         self._started = time.monotonic()
         self._dead: str | None = None
-        self._start(source, function)
+        self._spawn()
+        if source is not None:
+            self.load(source, function or "")
 
     # -- process ---------------------------------------------------------------------------
 
@@ -185,7 +191,7 @@ class Sandbox:
         _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
-    def _start(self, source: str, function: str) -> None:
+    def _spawn(self) -> None:
         if self._root:
             self._slot = _Slot()
             self.isolation = Isolation(True, f"uid {self._slot.uid}", True)
@@ -215,6 +221,9 @@ class Sandbox:
         except BaseException:
             self.close()
             raise
+
+    def load(self, source: str, function: str) -> None:
+        """Load the learner's code and find ``function``; :class:`SandboxError` says why not."""
         reply = self._request({"source": source, "function": function})
         if not reply.get("ok"):
             self.close()
