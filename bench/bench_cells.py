@@ -49,6 +49,7 @@ CHROMIUM_ARGS = [  # as in tests/conftest.py: no request may leave the host
 LESSON = "/stage-4/lesson-08/"
 CELL = "l08-gpt2-breakdown"
 PYODIDE_PARTS = ("/vendor/pyodide/", "/vendor/wheels/")
+CELLS_PARTS = ("/assets/javascripts/cells/", "/assets/stylesheets/cells.css")
 TARGETS = {"cold": 3.0, "warm": 0.050, "revisit": 1.5}
 
 BASELINE_DIR = "__bench_baseline"
@@ -144,7 +145,7 @@ def fmt_seconds(s: float) -> str:
 def measure(browser, url: str, subject: Subject, reruns: int) -> None:
     """One fresh context: bytes before Run, cold first output, re-runs, then a second visit."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    transferred = {"all": 0, "pyodide": 0}
+    transferred = {"all": 0, "pyodide": 0, "cells": 0}
     foreign: list[str] = []
 
     def finished(request) -> None:  # counts what arrives before the first Run
@@ -153,6 +154,8 @@ def measure(browser, url: str, subject: Subject, reruns: int) -> None:
         transferred["all"] += size
         if any(part in request.url for part in PYODIDE_PARTS):
             transferred["pyodide"] += size
+        if any(part in request.url for part in CELLS_PARTS):
+            transferred["cells"] += size
 
     def sent(request) -> None:
         if not request.url.startswith(url):
@@ -167,6 +170,7 @@ def measure(browser, url: str, subject: Subject, reruns: int) -> None:
         context.remove_listener("requestfinished", finished)
         subject.add("bytes", transferred["all"])
         subject.add("pyodide_bytes", transferred["pyodide"])
+        subject.add("cells_bytes", transferred["cells"])
 
         page.evaluate("window.__marks = null")
         page.evaluate(
@@ -263,11 +267,12 @@ def report(course: Subject, baseline: Subject, version: str, manifest: dict, arg
 
     def row(label: str, key: str, show: Callable[[float], str], target: str, ok: bool | None):
         c, b = course.median(key), baseline.median(key)
-        ratio = f"{c / b:.2f}x" if b and key not in ("bytes", "pyodide_bytes") else "-"
+        ratio = f"{c / b:.2f}x" if b and not key.endswith("bytes") else "-"
         verdict = "" if ok is None else ("  ok" if ok else "  MISSED")
         print(f"{label:34}{show(c):>10}{show(b):>10}{ratio:>10}   {target}{verdict}")
 
     row("bytes before the first Run", "bytes", fmt_bytes, "-", None)
+    row("  of which the cells' JS and CSS", "cells_bytes", fmt_bytes, "-", None)
     row(
         "  of which Pyodide and the wheel",
         "pyodide_bytes",
