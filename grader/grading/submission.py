@@ -98,6 +98,11 @@ def check_answer(qid: str, ex: Exercise, value: Any) -> Any:
                 f"answer to {qid!r} (multiple select) must be a list of choice "
                 f"ids, got {_type_name(value)}"
             )
+        if len(value) > len(ex.data["choices"]):
+            raise SubmissionError(
+                f"answer to {qid!r}: {len(value):,} choices listed; there are "
+                f"only {len(ex.data['choices'])}"
+            )
         chosen = [_check_choice(qid, ex, v) for v in value]
         if len(set(chosen)) != len(chosen):
             raise SubmissionError(f"answer to {qid!r}: a choice is listed twice")
@@ -109,6 +114,11 @@ def check_answer(qid: str, ex: Exercise, value: Any) -> Any:
                 f"right id, got {_type_name(value)}"
             )
         left = _choice_ids(ex, "left")
+        if len(value) > len(left):
+            raise SubmissionError(
+                f"answer to {qid!r}: {len(value):,} pairs; there are only "
+                f"{len(left)} items to match"
+            )
         for left_id, right_id in value.items():
             if left_id not in left:
                 raise SubmissionError(

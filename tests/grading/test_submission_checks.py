@@ -69,3 +69,43 @@ def test_a_usable_submission_is_normalised(exercises):
         sub({"l08-practice-why-dp-fails": ["b"], "l08-practice-7b-states": 112e9}), exercises
     )
     assert checked.answers == {"l08-practice-why-dp-fails": "b", "l08-practice-7b-states": 112e9}
+
+
+HUGE = "x" * 10_000_000
+
+
+@pytest.mark.parametrize(
+    ("lesson", "qid", "answer", "words"),
+    [
+        (8, "l08-practice-7b-states", HUGE, "10,000,000 characters"),
+        (8, "l08-practice-7b-states", {"$gt": ""}, "must be a number or text"),
+        (8, "l08-practice-7b-states", 10**400, "out of range"),
+        (8, "l08-practice-why-dp-fails", HUGE, "is not one of a, b, c, d"),
+        (8, "l08-practice-why-dp-fails", [["b"]], "expected a choice id"),
+        (11, "l11-practice-oom-long-seq", ["a"] * 1_000_000, "1,000,000 choices listed"),
+        (11, "l11-practice-oom-long-seq", [{"id": "a"}], "expected a choice id"),
+        (11, "l11-practice-zero-r-match", {str(i): "x" for i in range(100_000)}, "100,000 pairs"),
+        (11, "l11-practice-zero-r-match", {"defrag": ["alloc-fails"]}, "expected a choice id"),
+        (8, "l08-warmup-allreduce", ["all-reduce"], "must be text, got a list"),
+        (8, "l08-warmup-more-devices", HUGE, "the limit is 20,000"),
+        (11, "l11-code-activation-bytes", ["def f(): pass"], "must be Python source code"),
+    ],
+    ids=[
+        "numeric-10MB",
+        "numeric-object",
+        "numeric-huge-int",
+        "choice-10MB",
+        "choice-nested",
+        "select-million",
+        "select-objects",
+        "matching-100k",
+        "matching-nested",
+        "short-list",
+        "reflection-10MB",
+        "code-list",
+    ],
+)
+def test_hostile_answers_for_every_kind(exercises, lesson, qid, answer, words):
+    with pytest.raises(SubmissionError, match=f"answer to '{qid}'") as caught:
+        check_submission(sub({qid: answer}, lesson=lesson), exercises)
+    assert words in str(caught.value)
