@@ -44,8 +44,11 @@ import httpx  # noqa: E402
 from grader.service.roster import add_learner  # noqa: E402
 from grader.service.settings import load_settings  # noqa: E402
 from grader.service.storage import make_engine  # noqa: E402
-from tests.service.conftest import fresh_postgres_database  # noqa: E402
-from tests.service.postgres_server import PostgresServer, find_bin_dir  # noqa: E402
+from tests.service.postgres_server import (  # noqa: E402
+    PostgresServer,
+    find_bin_dir,
+    fresh_postgres_database,  # noqa: E402
+)
 from tests.service.server_process import ServerProcess  # noqa: E402
 
 LEARNERS = 400  # code questions allow 10 attempts per learner: spread the load over many

@@ -4,17 +4,15 @@ PostgreSQL), an app with a learner and the instructor, and a real server process
 from __future__ import annotations
 
 import os
-import uuid
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
 
 from grader.service.settings import Settings, load_settings
-from tests.service.postgres_server import PostgresServer, find_bin_dir
+from tests.service.postgres_server import PostgresServer, find_bin_dir, fresh_postgres_database
+from tests.service.service_client import Service
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = ROOT / "exercises"
@@ -35,15 +33,6 @@ def postgres_base_url() -> Iterator[str]:
         yield url
     finally:
         server.stop()
-
-
-def fresh_postgres_database(base_url: str) -> str:
-    name = "course_" + uuid.uuid4().hex[:12]
-    admin = create_engine(f"{base_url}/postgres", isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    admin.dispose()
-    return f"{base_url}/{name}"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -68,22 +57,6 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
         exercises_dir=EXERCISES,
         instructor_token="instructor-secret-for-tests",
     )
-
-
-@dataclass
-class Service:
-    client: object  # fastapi.testclient.TestClient
-    engine: object
-    settings: Settings
-
-    def learner(self, name: str) -> dict[str, str]:
-        from grader.service.roster import add_learner
-
-        return {"Authorization": f"Bearer {add_learner(self.engine, name)}"}
-
-    @property
-    def instructor(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.settings.instructor_token}"}
 
 
 @pytest.fixture()

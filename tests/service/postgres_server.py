@@ -13,7 +13,10 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import uuid
 from pathlib import Path
+
+from sqlalchemy import create_engine, text
 
 
 def find_bin_dir() -> Path | None:
@@ -62,3 +65,12 @@ class PostgresServer:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def fresh_postgres_database(base_url: str) -> str:
+    name = "course_" + uuid.uuid4().hex[:12]
+    admin = create_engine(f"{base_url}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return f"{base_url}/{name}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.service.conftest import Service
+from tests.service.service_client import Service
 
 SUBMIT = "/api/lessons/8/submissions"
 RIGHT = {"l08-practice-7b-states": "112 GB"}

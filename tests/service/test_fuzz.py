@@ -18,7 +18,7 @@ from schemathesis.checks import not_a_server_error
 from grader.service.app import create_app
 from grader.service.roster import add_learner
 from grader.service.settings import load_settings
-from tests.service.conftest import fresh_postgres_database
+from tests.service.postgres_server import fresh_postgres_database
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTOR = "fuzz-instructor"

@@ -13,7 +13,7 @@ import pytest
 from grader.service.roster import add_learner
 from grader.service.settings import load_settings
 from grader.service.storage import make_engine
-from tests.service.conftest import fresh_postgres_database
+from tests.service.postgres_server import fresh_postgres_database
 from tests.service.server_process import ServerProcess
 
 TOKEN_LINE = re.compile(r"^\s+(crsi_\S+)$", re.MULTILINE)
