@@ -137,11 +137,13 @@ class Sandbox:
         *,
         limits: Limits | None = None,
         hide: list[Path] | None = None,
+        namespaces: bool | None = None,
     ) -> None:
         self.limits = limits or Limits()
         self.isolation = Isolation()
         self.stdout = ""
-        self._root = os.geteuid() == 0
+        # namespaces, a separate uid and RLIMIT_NPROC need root; None: use them when root
+        self._root = os.geteuid() == 0 if namespaces is None else namespaces
         self._hide = _hide_list(hide or []) if self._root else []
         self._workdir: str | None = None
         self._slot: _Slot | None = None

@@ -222,3 +222,19 @@ def test_an_endless_loop_through_grade_leaves_the_grader_working(exercises):
     )
     after = grade(code(exercises["l08-code-model-state-bytes"].data["solution"]))
     assert after["score"] == after["max_score"] == 6
+
+
+def test_without_root_privileges_the_other_limits_still_hold():
+    """The path a non-root grader takes: no namespaces or uid switch, the rest still applies."""
+    with Sandbox(
+        "import os\ndef f():\n    return os.getcwd()\n", "f", limits=FAST, namespaces=False
+    ) as box:
+        workdir = box.call()
+        assert "course-sandbox-" in workdir and box.isolation.namespaces is False
+        assert "no network/mount namespaces" in box.isolation.notes[0]
+    assert not Path(workdir).exists()  # the empty working directory is removed afterwards
+    message = failure("def f(x):\n    while True:\n        pass\n")
+    assert "time limit" in message or "CPU time" in message
+    with Sandbox("def f():\n    return [0] * 10**9\n", "f", limits=FAST, namespaces=False) as box:
+        with pytest.raises(SandboxError, match="memory"):
+            box.call()
