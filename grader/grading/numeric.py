@@ -9,6 +9,7 @@ forgotten, the wrong part sharded, off by N_d, ...) gets that mistake's message.
 from __future__ import annotations
 
 import math
+import re
 from functools import cache
 from typing import Any
 
@@ -54,8 +55,29 @@ def read_answer(answer: Any, unit: str) -> float:
         raise AnswerProblem(str(exc)) from None
 
 
+_TIMES_TEN = re.compile(r"(?<=\d)\s*[xX]\s*(?=10\s*(?:\^|\*\*))")
+_DIGIT_GROUPS = re.compile(r"(?<=\d) (?=\d{3}(?:\D|$))")
+_SCALE_WORD = re.compile(
+    r"^(?P<n>.*?\d)\s*(?P<w>thousand|million|billion|trillion)\s+(?P<u>\S+)$", re.IGNORECASE
+)
+
+
+def normalise_size(text: str) -> str:
+    """Forms ``parse_bytes`` does not read but people write: "1.12x10^11 B" (x for ×),
+    "112 000 000 000 B" (spaces between digit groups)."""
+    text = _TIMES_TEN.sub(" × ", text.strip())
+    return _DIGIT_GROUPS.sub("", text)
+
+
 def _read_bytes(answer: int | float | str) -> float:
     if isinstance(answer, str):
+        answer = normalise_size(answer)
+        if re.search(r"\d\s*(?:thousand|million|billion|trillion)$", answer, re.IGNORECASE):
+            raise AnswerProblem(_missing_unit(answer))  # "112 billion" of what?
+        scaled = _SCALE_WORD.match(answer)  # "112 billion bytes", "0.112 trillion B"
+        if scaled:
+            count = parse_count(f"{scaled.group('n')} {scaled.group('w')}")
+            return float(parse_bytes(f"{count} {scaled.group('u')}", default_unit=None))
         try:
             return float(parse_bytes(answer, default_unit=None))
         except ValueError as exc:
