@@ -34,6 +34,14 @@ def zero(zero_dir):
         "110 GB",
         "116 GB",
         "104.3 GiB",
+        "about 112 GB",
+        "~112 GB",
+        "112 GB.",
+        "112,000,000,000 bytes",
+        "112 000 000 000 B",
+        "1.12x10^11 B",
+        "112 billion bytes",
+        " 112gb",
     ],
 )
 def test_right_answers_as_people_write_them(seven_b, answer):
@@ -84,6 +92,7 @@ def test_a_missing_unit_gets_a_specific_message(seven_b):
     assert outcome.score == 0
     assert "'112' has no unit" in outcome.feedback and "'112 GB'" in outcome.feedback
     assert "has no unit" in grade_numeric(seven_b, 112).feedback
+    assert "'112 billion' has no unit" in grade_numeric(seven_b, "112 billion").feedback
 
 
 @pytest.mark.parametrize(
