@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from sqlalchemy import (
     event,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, ProgrammingError
 
 from grader.service.settings import Settings
 
@@ -139,7 +141,16 @@ def make_engine(settings: Settings) -> Engine:
             max_overflow=settings.pool_size,
             pool_pre_ping=True,
         )
-    metadata.create_all(engine)
+    for attempt in range(3):
+        try:
+            metadata.create_all(engine)
+            break
+        except (IntegrityError, ProgrammingError):
+            # Instances started at the same moment on one PostgreSQL race to create the tables;
+            # the loser sees them on the next try.
+            if attempt == 2:
+                raise
+            time.sleep(0.5)
     return engine
 
 
