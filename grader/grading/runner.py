@@ -40,6 +40,7 @@ PYTEST_ARGS = [
     "-o",
     "markers=points(n): weight of a hidden test",
     "--import-mode=prepend",
+    "--capture=no",  # children write to /dev/null anyway; saves fd juggling per test
 ]
 
 
