@@ -24,7 +24,14 @@ from grader.exercises.loader import (
 from .errors import SubmissionError
 from .warm import GraderUnavailable, WarmGrader
 
-__all__ = ["GraderUnavailable", "SubmissionError", "catalogue", "grade", "grade_in_this_process"]
+__all__ = [
+    "GraderUnavailable",
+    "SubmissionError",
+    "catalogue",
+    "grade",
+    "grade_in_this_process",
+    "start",
+]
 
 _lock = threading.Lock()
 _catalogues: dict[Path, tuple[tuple, dict[str, Exercise], str]] = {}
@@ -74,6 +81,14 @@ def _warm_grader(root: Path) -> WarmGrader:
         grader = WarmGrader(root)
         _graders[root] = (signature, grader)
         return grader
+
+
+def start(exercises_dir: Path | None = None) -> None:
+    """Start the warm parent now (it warms up in the background), so the first ``grade`` call
+    does not wait for pytest's start-up; a service calls this when it starts."""
+    root = Path(exercises_dir or default_exercises_dir()).resolve()
+    catalogue(root)
+    _warm_grader(root)
 
 
 def grade(submission: dict[str, Any], *, exercises_dir: Path | None = None) -> dict[str, Any]:

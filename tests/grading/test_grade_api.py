@@ -181,3 +181,19 @@ ZERO_LIKE = """
     common_mistakes: []
     explanation: E
 """
+
+
+def test_start_warms_the_grader_ahead_of_the_first_submission(scratch):
+    import time
+
+    from grader.grading import _graders, start
+
+    scratch(9, "l09-practice-x", ZERO_LIKE)
+    start(scratch.root)
+    assert _graders[scratch.root.resolve()][1].alive
+    time.sleep(0.1)
+    result = grade(
+        {"learner": "a", "lesson": 9, "answers": {"l09-practice-x": "112 GB"}},
+        exercises_dir=scratch.root,
+    )
+    assert result["score"] == 1
