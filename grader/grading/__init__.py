@@ -1,8 +1,9 @@
 """Grading: ``grade(submission) -> Gradescope results.json``, with pytest underneath.
 
 - :func:`grade` checks the submission's shape in the calling process (raising
-  :class:`SubmissionError` for an unusable one), then hands it to a warm parent process that forks
-  a fresh child per submission, which runs ``pytest.main`` with :mod:`grader.grading.plugin`.
+  :class:`SubmissionError` for an unusable one), then hands it to a warm parent process that runs
+  inside one configured ``pytest.main`` and forks a fresh child per submission; the child
+  collects and runs that submission's items with :mod:`grader.grading.plugin`.
 - Code is run only in :mod:`grader.grading.sandbox` processes started by that child.
 - :func:`grade_in_this_process` does the same in the current process, for one-shot commands.
 """

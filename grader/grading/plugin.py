@@ -1,9 +1,11 @@
 """The pytest plugin that grades: exercise files are test items, code runs in the sandbox.
 
-Two ways in:
+Three ways in:
 
-- in-process (what :func:`grader.grading.grade` does, in a forked child):
-  ``pytest.main(args, plugins=[GradingPlugin(submission, exercises)])``;
+- the warm parent (what :func:`grader.grading.grade` uses): a :class:`GradingPlugin` is
+  registered in an already configured session, in a forked child (``runner.run_in_session``);
+- one whole ``pytest.main(args, plugins=[this module, GradingPlugin(...)])``
+  (``runner.run_pytest``, for the one-shot command line);
 - from the command line, for instructors and the benchmark's baseline:
   ``pytest -p grader.grading.plugin --submission sub.json [--results out.json] exercises/``.
 
