@@ -12,6 +12,8 @@ per scenario, each thread with its own keep-alive connection to 127.0.0.1:
 - answers-only  a new numeric answer per request: grading (the grader's warm parent forks a child
                 that runs pytest) + one durable commit
 - code          a new code answer per request: the same, plus the sandboxed run of the code
+- service alone answers-only again, on a server whose grade() returns a constant result at
+                once (a sitecustomize on PYTHONPATH, for this run only): the service's own share
 
 and, for reference, ``grader.grading.grade`` called directly by as many threads (no HTTP, no
 database): what grading alone costs, so the service's own share is visible.
@@ -148,6 +150,21 @@ def scenarios(url: str, tokens: list[str]) -> dict[str, Request]:
     }
 
 
+# Loaded into the server process through PYTHONPATH for the "service alone" run only: grade()
+# answers at once, so what remains is the service's own work (HTTP, auth, checks, durable write).
+CONSTANT_GRADE = """
+import grader.grading as grading
+
+def grade(submission, *, exercises_dir=None):
+    tests = [{"name": q, "score": 1.0, "max_score": 1.0, "status": "passed", "output": "ok"}
+             for q in submission["answers"]]
+    return {"score": 1.0, "max_score": 1.0, "output": "", "tests": tests,
+            "extra_data": {"grader_version": "bench-constant"}}
+
+grading.grade = grade
+"""
+
+
 def bench_backend(backend: str, database_url: str, clients: int, duration: float) -> list[Run]:
     work = Path(tempfile.mkdtemp(prefix=f"bench-service-{backend}-"))
     try:
@@ -160,9 +177,20 @@ def bench_backend(backend: str, database_url: str, clients: int, duration: float
         try:
             plan = scenarios(server.url, tokens)
             load("warm-up", plan["answers-only"], clients, 2.0)
-            return [load(name, request, clients, duration) for name, request in plan.items()]
+            runs = [load(name, request, clients, duration) for name, request in plan.items()]
         finally:
             server.stop()
+        stub = work / "constant-grade"
+        stub.mkdir()
+        (stub / "sitecustomize.py").write_text(CONSTANT_GRADE)
+        env["PYTHONPATH"] = str(stub)
+        server = ServerProcess(work / "data", database_url=database_url, env=env).start()
+        try:
+            plan = scenarios(server.url, tokens)
+            runs.append(load("service alone", plan["answers-only"], clients, duration))
+        finally:
+            server.stop()
+        return runs
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
