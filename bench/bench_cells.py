@@ -15,6 +15,7 @@ the smallest page that can do this job: one button that starts Pyodide in a modu
 grader.memory, the cell runtime) cost on top of Pyodide itself.
 
 Numbers are medians of --repeat fresh browser contexts (cold, second visit) and of --reruns re-runs.
+Each page is left to settle (0.5 s and an idle callback) before the timed click.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ LESSON = "/stage-4/lesson-08/"
 CELL = "l08-gpt2-breakdown"
 PYODIDE_PARTS = ("/vendor/pyodide/", "/vendor/wheels/")
 CELLS_PARTS = ("/assets/javascripts/cells/", "/assets/stylesheets/cells.css")
+SETTLE_MS = 500
 TARGETS = {"cold": 3.0, "warm": 0.050, "revisit": 1.5}
 
 BASELINE_DIR = "__bench_baseline"
@@ -167,6 +169,7 @@ def measure(browser, url: str, subject: Subject, reruns: int) -> None:
         page = context.new_page()
         page.goto(url + subject.path, wait_until="networkidle")
         subject.ready(page)
+        settle(page)
         context.remove_listener("requestfinished", finished)
         subject.add("bytes", transferred["all"])
         subject.add("pyodide_bytes", transferred["pyodide"])
@@ -190,12 +193,27 @@ def measure(browser, url: str, subject: Subject, reruns: int) -> None:
         second = context.new_page()  # same context: the browser cache is warm
         second.goto(url + subject.path, wait_until="networkidle")
         subject.ready(second)
+        settle(second)
+        second.evaluate(
+            "document.addEventListener('course:python-ready', e => window.__marks = e.detail)"
+        )
         subject.add("revisit", second.evaluate(FIRST_OUTPUT_JS, [subject.run, subject.out]) / 1000)
+        marks = second.evaluate("window.__marks || null")
+        if marks:
+            for key, ms in marks["marks"].items():
+                subject.add(f"revisit-mark:{key}", ms / 1000)
         second.close()
     finally:
         context.close()
     if foreign:
         sys.exit(f"non-local requests: {foreign}")
+
+
+def settle(page) -> None:
+    """Let the page finish its own start-up work (search index, maths) before the click, as a
+    reader would: the click is timed, the page's loading is not."""
+    page.wait_for_timeout(SETTLE_MS)
+    page.evaluate("() => new Promise(r => requestIdleCallback(r, { timeout: 2000 }))")
 
 
 def wait_idle(page, subject: Subject) -> None:
@@ -286,10 +304,11 @@ def report(course: Subject, baseline: Subject, version: str, manifest: dict, arg
         ("revisit", "first output, second visit", "< 1.5 s"),
     ]:
         row(label, key, fmt_seconds, target, course.median(key) < TARGETS[key])
-    marks = {k.split(":", 1)[1]: course.median(k) for k in course.numbers if k.startswith("mark:")}
-    if marks:
-        steps = ", ".join(f"{name} {fmt_seconds(s)}" for name, s in marks.items())
-        print(f"course worker, cold (from worker start): {steps}")
+    for prefix, visit in (("mark:", "cold"), ("revisit-mark:", "second visit")):
+        marks = {k[len(prefix) :]: course.median(k) for k in course.numbers if k.startswith(prefix)}
+        if marks:
+            steps = ", ".join(f"{name} {fmt_seconds(s)}" for name, s in marks.items())
+            print(f"course worker, {visit} (from worker start): {steps}")
     print(f"Pyodide download on the first Run: {fmt_bytes(manifest['cells_download_bytes'])}")
 
 
