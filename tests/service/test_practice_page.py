@@ -121,3 +121,33 @@ def test_static_site_offers_a_submission_file(
         "l08-practice-7b-states": "passed",
         "l08-practice-why-dp-fails": "passed",
     }
+
+
+@pytest.mark.browser
+def test_check_after_a_network_error_reuses_its_key(
+    page, served: tuple[ServerProcess, str]
+) -> None:
+    server, token = served
+    page.set_default_timeout(60_000)
+    keys: list[str] = []
+
+    def flaky(route) -> None:
+        keys.append(route.request.headers["idempotency-key"])
+        if len(keys) <= 3:  # the first Check and its two automatic retries are lost
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/api/lessons/8/submissions", flaky)
+    page.goto(server.url + "/stage-4/lesson-08/")
+    page.fill("#practice-token", token)
+    page.click(".practice-token-form button[type=submit]")
+    page.wait_for_selector(".practice-status:has-text('Signed in as Ada')")
+    page.check(f"{WHY}-choice-b")
+    page.click(f"{WHY} .practice-check")
+    page.locator(f"{WHY}-feedback").filter(has_text="network error").wait_for()
+    page.click(f"{WHY} .practice-check")
+    page.locator(f"{WHY}-feedback .practice-verdict").wait_for()
+    assert len(keys) == 4 and len(set(keys)) == 1
+    page.reload()
+    page.locator(f"{WHY}-feedback").filter(has_text="1 attempt,").wait_for()

@@ -504,7 +504,11 @@
       }
       var answers = {};
       answers[item.id] = answer;
-      var key = uuid(); // the same key on every retry of this Check: never counted twice
+      // One idempotency key per answer until the grader has answered for it: automatic retries
+      // and a Check pressed again after a network error reuse it, so nothing counts twice.
+      var sent = JSON.stringify(answers);
+      if (!item.pending || item.pending.sent !== sent) item.pending = { sent: sent, key: uuid() };
+      var key = item.pending.key;
       item.check.disabled = true;
       showMessage(item, "Checking…", "info");
       var attempt = function (retriesLeft) {
@@ -521,6 +525,7 @@
         });
       };
       attempt(2).then(function (r) {
+        if (r.status !== 503) item.pending = null; // answered: the next Check is a new attempt
         if (r.ok && r.body && r.body.result) {
           var test = (r.body.result.tests || []).filter(function (t) { return t.name === item.id; })[0];
           if (test) showResult(item, test, "saved");
