@@ -10,7 +10,6 @@ import { Session } from "./session.js";
 
 const ROOT = new URL("../../../", import.meta.url); // assets/javascripts/cells/ -> site root
 const MAX_OUTPUT_CHARS = 100_000;
-const SAVE_DELAY_MS = 300;
 
 const session = new Session(ROOT, new URL("worker.js", import.meta.url));
 
@@ -119,15 +118,12 @@ class Cell {
   }
 
   changed(value) {
+    // Saved on every keystroke (a few kB at most), so leaving the page never loses an edit.
     this.markEdited(value !== this.original);
-    clearTimeout(this.saveTimer);
-    this.saveTimer = setTimeout(() => {
-      storage.set(this.key, value === this.original ? null : value);
-    }, SAVE_DELAY_MS);
+    storage.set(this.key, value === this.original ? null : value);
   }
 
   reset() {
-    clearTimeout(this.saveTimer);
     this.editor.replaceAll(this.original);
     storage.set(this.key, null);
     this.markEdited(false);
@@ -142,14 +138,12 @@ class Cell {
 
   run() {
     this.stopRequested = false;
-    clearTimeout(this.saveTimer);
     const code = this.editor.value;
     storage.set(this.key, code === this.original ? null : code);
     this.clearOutput();
     this.runButton.disabled = true;
     this.stopButton.disabled = false;
     this.el.classList.add("pycell--busy");
-    this.clickedAt = performance.now();
     session.run(this, this.page, code);
   }
 
