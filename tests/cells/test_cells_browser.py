@@ -258,6 +258,9 @@ def test_cells_survive_instant_navigation(warm_page, site_url) -> None:
     wait_ready(page, 3)
     page.wait_for_load_state("networkidle")  # Material has read the sitemap it navigates by
     page.evaluate("window.__samePage = true")
+    editor = cell(page, "l08-states-calculator").locator("textarea")
+    edited = editor.input_value().replace("params = 1.5e9", "params = 2e9")
+    editor.fill(edited)  # and leave at once: the edit must not be lost
     page.locator(f'nav a[href$="{FEATURE.strip("/")}/"]').first.click()
     page.wait_for_url(f"**{FEATURE}")
     wait_ready(page, 5)
@@ -268,6 +271,7 @@ def test_cells_survive_instant_navigation(warm_page, site_url) -> None:
     wait_ready(page, 3)
     assert page.locator(".pycell-toolbar").count() == 3, "each cell enhanced exactly once"
     assert page.locator(".pycell-note").count() == 1
+    assert cell(page, "l08-states-calculator").locator("textarea").input_value() == edited
     # Python is already loaded: this page's run is warm and has its own namespace.
     output = run_cell(page, "l08-gpt2-breakdown", timeout=5000)
     assert "24 GB" in output
