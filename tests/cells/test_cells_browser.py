@@ -306,6 +306,13 @@ def test_editor_keys_indent_and_let_focus_leave(page, site_url, request_log) -> 
     assert editor.input_value() == "for i in range(3):\n    pass"
     gutter = cell(page, "demo-loop").locator(".pycell-gutter").inner_text()
     assert gutter.split() == ["1", "2"]
+    # The coloured copy behind the (transparent) textarea holds exactly the same text.
+    editor.type("\ns = 'a < b'  # <not> a tag")
+    colours = cell(page, "demo-loop").locator(".pycell-colours")
+    assert colours.text_content() == editor.input_value() + " "
+    assert colours.locator(".k").all_text_contents()[:2] == ["for", "in"]
+    assert colours.locator(".s").all_text_contents() == ["'a < b'"]
+    assert colours.locator(".c").all_text_contents() == ["# <not> a tag"]
     editor.press("Escape")
     editor.press("Tab")  # after Escape, Tab leaves the editor
     assert page.evaluate("document.activeElement.classList.contains('pycell-run')")

@@ -1,8 +1,11 @@
-// A small code editor for a cell: a textarea with a line-number gutter. No CDN, no library.
+// A small code editor for a cell: a textarea with a line-number gutter, over a <pre> that shows
+// the same text with Python colours (highlight.js). No CDN, no library.
 //
 // Keys: Shift+Enter or Ctrl/Cmd+Enter runs the cell; Tab and Shift+Tab indent and dedent;
 // Enter keeps the indentation (one level more after a line ending in ":"); Escape, then Tab,
 // leaves the editor (so Tab never traps keyboard users).
+
+import { highlight } from "./highlight.js";
 
 const INDENT = "    ";
 
@@ -35,12 +38,22 @@ export class Editor {
       this.textarea.setAttribute(k, v);
     }
     this.textarea.value = text;
-    this.root.append(this.gutter, this.textarea);
+    // The coloured copy sits exactly behind the textarea, whose own text is transparent.
+    this.colours = document.createElement("pre");
+    this.colours.className = "pycell-colours";
+    this.colours.setAttribute("aria-hidden", "true");
+    const area = document.createElement("div");
+    area.className = "pycell-area";
+    area.append(this.colours, this.textarea);
+    this.root.append(this.gutter, area);
     host.append(this.root);
 
     this.textarea.addEventListener("input", () => {
       this.layout();
       this.onChange(this.textarea.value);
+    });
+    this.textarea.addEventListener("scroll", () => {
+      this.colours.scrollLeft = this.textarea.scrollLeft;
     });
     this.textarea.addEventListener("keydown", (e) => this.keydown(e));
     this.layout();
@@ -62,8 +75,11 @@ export class Editor {
     this.textarea.scrollLeft = 0;
   }
 
-  /** Line numbers and height follow the text: the editor never scrolls vertically. */
+  /** Colours, line numbers and height follow the text: the editor never scrolls vertically. */
   layout() {
+    // A trailing space keeps a final empty line as tall in the <pre> as in the textarea.
+    this.colours.innerHTML = highlight(this.textarea.value) + " ";
+    this.colours.scrollLeft = this.textarea.scrollLeft;
     const lines = this.textarea.value.split("\n").length;
     if (lines !== this.lines) {
       this.lines = lines;
