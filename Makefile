@@ -56,10 +56,10 @@ serve: site
 	$(PY) -m grader serve --host $(HOST) --port $(PORT) --site-dir site
 
 lint: venv
-	.venv/bin/ruff check grader tests bench
+	.venv/bin/ruff check grader tests bench labs
 
 test: setup
-	.venv/bin/ruff check grader tests bench
+	.venv/bin/ruff check grader tests bench labs
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: setup
