@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import xml.etree.ElementTree as etree
 from pathlib import Path
 from typing import Any
 
 import yaml
 from markdown.blockparser import BlockParser
-from markdown.blockprocessors import BlockProcessor
 from markdown.util import AtomicString
 
 from grader.course.lesson_source import EXERCISE_RE, exercise_path
+from grader.course.line_directive import LineDirectiveProcessor
 from grader.course.progress_items import checkbox
 from grader.exercises.public import load_public
 
@@ -48,22 +49,16 @@ def public_json(view: dict[str, Any]) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-class ExerciseProcessor(BlockProcessor):
+class ExerciseProcessor(LineDirectiveProcessor):
     """Replace a ``::: exercise <id>`` line with the exercise's public view."""
 
     def __init__(self, parser: BlockParser, exercises_dir: Path) -> None:
         super().__init__(parser)
         self.exercises_dir = exercises_dir
 
-    def test(self, parent: etree.Element, block: str) -> bool:
-        return bool(EXERCISE_RE.match(block.split("\n", 1)[0]))
+    pattern = EXERCISE_RE
 
-    def run(self, parent: etree.Element, blocks: list[str]) -> None:
-        first, _, rest = blocks.pop(0).partition("\n")
-        if rest.strip():
-            blocks.insert(0, rest)
-        match = EXERCISE_RE.match(first)
-        assert match is not None
+    def render(self, parent: etree.Element, match: re.Match[str]) -> None:
         exercise_id = match["id"]
         path = exercise_path(self.exercises_dir, exercise_id)
         if path is None:
@@ -75,7 +70,7 @@ class ExerciseProcessor(BlockProcessor):
         except (OSError, ValueError, yaml.YAMLError) as exc:
             self.error(parent, exercise_id, f"cannot read {path}: {exc}")
             return
-        self.render(parent, exercise_id, view)
+        self.render_exercise(parent, exercise_id, view)
 
     def error(self, parent: etree.Element, exercise_id: str, message: str) -> None:
         log.warning("exercise directive '%s': %s", exercise_id, message)
@@ -87,7 +82,9 @@ class ExerciseProcessor(BlockProcessor):
         body = etree.SubElement(box, "p")
         body.text = AtomicString(message)
 
-    def render(self, parent: etree.Element, exercise_id: str, view: dict[str, Any]) -> None:
+    def render_exercise(
+        self, parent: etree.Element, exercise_id: str, view: dict[str, Any]
+    ) -> None:
         kind = str(view.get("kind", ""))
         section = str(view.get("section", ""))
         title = str(view.get("title") or exercise_id)

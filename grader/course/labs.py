@@ -33,10 +33,10 @@ from typing import Any
 import yaml
 from markdown import Markdown
 from markdown.blockparser import BlockParser
-from markdown.blockprocessors import BlockProcessor
 from markdown.extensions import Extension
 from markdown.util import AtomicString
 
+from grader.course.line_directive import LineDirectiveProcessor
 from grader.course.problem import Problem
 
 # A logger under "mkdocs" so that `mkdocs build --strict` fails on a bad lab directive.
@@ -144,22 +144,16 @@ def render_box(parent: etree.Element, lab_id: str, meta: dict[str, Any], *, repo
     return box
 
 
-class LabProcessor(BlockProcessor):
+class LabProcessor(LineDirectiveProcessor):
     """Replace a ``::: lab <id>`` line with the lab box."""
 
     def __init__(self, parser: BlockParser, labs_dir: Path, repo: str | None, branch: str) -> None:
         super().__init__(parser)
         self.labs_dir, self.repo, self.branch = labs_dir, repo, branch
 
-    def test(self, parent: etree.Element, block: str) -> bool:
-        return bool(LAB_RE.match(block.split("\n", 1)[0]))
+    pattern = LAB_RE
 
-    def run(self, parent: etree.Element, blocks: list[str]) -> None:
-        first, _, rest = blocks.pop(0).partition("\n")
-        if rest.strip():
-            blocks.insert(0, rest)
-        match = LAB_RE.match(first)
-        assert match is not None
+    def render(self, parent: etree.Element, match: re.Match[str]) -> None:
         lab_id = match["id"]
         try:
             meta = read_lab(self.labs_dir, lab_id)

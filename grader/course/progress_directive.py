@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from markdown.blockparser import BlockParser
-from markdown.blockprocessors import BlockProcessor
 from markdown.util import AtomicString
 
 from grader.course.exercise_directive import public_json
 from grader.course.lesson_source import lessons
+from grader.course.line_directive import LineDirectiveProcessor
 
 PROGRESS_RE = re.compile(r"^:::[ \t]+course-progress[ \t]*$")
 
@@ -41,18 +41,14 @@ def lesson_index(docs_dir: Path) -> list[dict[str, Any]]:
     return index
 
 
-class ProgressProcessor(BlockProcessor):
+class ProgressProcessor(LineDirectiveProcessor):
     def __init__(self, parser: BlockParser, docs_dir: Path) -> None:
         super().__init__(parser)
         self.docs_dir = docs_dir
 
-    def test(self, parent: etree.Element, block: str) -> bool:
-        return bool(PROGRESS_RE.match(block.split("\n", 1)[0]))
+    pattern = PROGRESS_RE
 
-    def run(self, parent: etree.Element, blocks: list[str]) -> None:
-        first, _, rest = blocks.pop(0).partition("\n")
-        if rest.strip():
-            blocks.insert(0, rest)
+    def render(self, parent: etree.Element, match: re.Match[str]) -> None:
         index = lesson_index(self.docs_dir)
         root = etree.SubElement(parent, "div")
         root.set("class", "course-progress-page")
