@@ -13,6 +13,7 @@ The destination is generated output (git-ignored); MkDocs copies the theme folde
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import sys
@@ -81,6 +82,8 @@ def vendor(
             "version"
         ],
         "grader_wheel": f"wheels/{wheels[-1].name}",
+        # Keys the worker's stored Python snapshot: a rebuilt wheel never meets an old snapshot.
+        "grader_wheel_sha256": hashlib.sha256(wheels[-1].read_bytes()).hexdigest(),
         # What the cells' worker fetches on the first Run: its progress bar counts against this.
         "cells_download_bytes": sum(
             (dest / "pyodide" / name).stat().st_size for name in CELL_FETCHED_FILES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -57,6 +58,8 @@ def test_vendor_copies_pyodide_and_the_newest_wheel(tmp_path: Path) -> None:
     manifest = site_assets.vendor(npm, dest, wheels, labs_dir=tmp_path / "labs")
     assert manifest["grader_wheel"] == "wheels/grader-0.1.0-py3-none-any.whl"
     assert manifest["cells_download_bytes"] == 3 * 10 + 7
+    # The key of the worker's stored Python snapshot: changes with the wheel's bytes.
+    assert manifest["grader_wheel_sha256"] == hashlib.sha256(b"w" * 7).hexdigest()
     assert (dest / "pyodide" / "pyodide.mjs").read_text() == "x" * 10
     assert json.loads((dest / "manifest.json").read_text()) == manifest
 

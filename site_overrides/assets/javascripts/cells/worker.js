@@ -5,13 +5,14 @@
 //   <root>/vendor/manifest.json          names the grader wheel and the download sizes
 //   <root>/vendor/pyodide/pyodide.mjs    Pyodide core, from the pinned npm package
 //   <root>/vendor/<grader wheel>         this repository's `grader` package (pure Python)
-// and reports download progress while doing so.
+// and reports download progress while doing so. A later start restores a memory snapshot of
+// Python kept in Cache Storage (see startPython below) instead of starting the interpreter.
 //
 // Messages in:  {type: "init", root, interrupt?: SharedArrayBuffer}
 //               {type: "run", id, page, cell, code}
 //               {type: "reset", page?}
 // Messages out: {type: "progress", percent, label}
-//               {type: "ready", seconds}
+//               {type: "ready", seconds, marks, how}   how: "fresh" | "snapshot"
 //               {type: "output", id, kind, text}   kind: stdout|stderr|error|result|svg
 //               {type: "done", id, ok, run, seconds}
 //               {type: "failed", message}            Python could not be loaded
@@ -41,6 +42,86 @@ function countingFetch(expectedBytes, report) {
     })().catch(() => {});
     return response;
   };
+}
+
+// A memory snapshot of Python taken right after a fresh start imported the course's package: a
+// later start (a second visit, or the Run after a Stop) restores it instead of starting the
+// interpreter, which is most of a start's time. It lives in Cache Storage under a key made of the
+// Pyodide version and the wheel's SHA-256 (Pyodide itself refuses a snapshot of another build),
+// one at a time. Anything wrong with it (missing, stale, corrupt, no Cache Storage, quota) means
+// a normal start: the snapshot is an accelerator, never a dependency.
+const SNAPSHOT_CACHE = "course-python-snapshot";
+
+async function snapshotKey(manifest, wheelBytes) {
+  let hash = manifest.grader_wheel_sha256;
+  if (!hash) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheelBytes));
+    hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return new URL(`__python-snapshot/${manifest.pyodide_version}/${hash}`, self.location).href;
+}
+
+async function readSnapshot(key) {
+  try {
+    if (!self.caches) return null;
+    const response = await (await caches.open(SNAPSHOT_CACHE)).match(key);
+    return response ? new Uint8Array(await response.arrayBuffer()) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function writeSnapshot(key, bytes) {
+  try {
+    if (!self.caches) return;
+    await caches.delete(SNAPSHOT_CACHE); // keep only the newest
+    const headers = { "Content-Type": "application/octet-stream" };
+    await (await caches.open(SNAPSHOT_CACHE)).put(key, new Response(bytes, { headers }));
+  } catch (err) {
+    console.warn("Python snapshot not stored:", err);
+  }
+}
+
+function dropSnapshot() {
+  if (self.caches) caches.delete(SNAPSHOT_CACHE).catch(() => {});
+}
+
+// Start Python with the course's package imported: from the snapshot when there is a good one,
+// else afresh (and then take a snapshot for next time). `started()` is called once the interpreter
+// is up. Returns [pyodide, how].
+async function startPython(loadPyodide, options, wheelBytes, key, mark, started) {
+  const importCourse = async (py) => {
+    const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+    // The files too (a snapshot holds Python's memory, not its file system): tracebacks and
+    // `inspect` read them. Import the memory model now, so the first cell's time is its own.
+    py.unpackArchive(await wheelBytes, "wheel", { extractDir: sitePackages });
+    py.runPython("import grader.cell_runtime, grader.memory");
+  };
+  const snapshot = await readSnapshot(key);
+  if (snapshot) {
+    mark("snapshot-read");
+    try {
+      const py = await loadPyodide({ ...options, _loadSnapshot: snapshot });
+      started();
+      await importCourse(py);
+      return [py, "snapshot"];
+    } catch (err) {
+      console.warn("Python snapshot unusable, starting afresh:", err);
+      dropSnapshot();
+    }
+  }
+  const py = await loadPyodide({ ...options, _makeSnapshot: true });
+  started();
+  await importCourse(py);
+  try {
+    // Before any cell runs: a snapshot must not hold references to JavaScript objects.
+    const bytes = py.makeMemorySnapshot();
+    mark("snapshot-made");
+    writeSnapshot(key, bytes); // in the background
+  } catch (err) {
+    console.warn("Python snapshot not made:", err);
+  }
+  return [py, "fresh"];
 }
 
 async function load(root, interrupt) {
@@ -73,25 +154,27 @@ async function load(root, interrupt) {
   });
 
   const wheelURL = new URL(`vendor/${manifest.grader_wheel}`, root);
-  const wheel = fetch(wheelURL).then((r) => {
+  const wheelBytes = fetch(wheelURL).then((r) => {
     if (!r.ok) throw new Error(`${manifest.grader_wheel}: HTTP ${r.status} (run \`make vendor\`)`);
     return r.arrayBuffer();
   });
+  wheelBytes.catch(() => {}); // reported when awaited
+  const key = await snapshotKey(manifest, wheelBytes);
   const { loadPyodide } = await pyodideModule;
   mark("imported");
-  pyodide = await loadPyodide({ indexURL, env: { HOME: "/home/learner" } });
-  mark("started");
-  downloaded = true;
-  post(90, "Loading the course's memory model…");
+  const options = { indexURL, env: { HOME: "/home/learner" } };
+  const started = () => {
+    mark("started");
+    downloaded = true;
+    post(90, "Loading the course's memory model…");
+  };
+  const [py, how] = await startPython(loadPyodide, options, wheelBytes, key, mark, started);
+  pyodide = py;
   if (interrupt) pyodide.setInterruptBuffer(new Int32Array(interrupt));
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   runtime = pyodide.pyimport("grader.cell_runtime");
-  // Import the memory model now, so the first cell's time is the cell's own.
-  pyodide.runPython("import grader.memory");
   mark("ready");
   post(100, "Python ready");
-  self.postMessage({ type: "ready", seconds: (performance.now() - t0) / 1000, marks });
+  self.postMessage({ type: "ready", seconds: (performance.now() - t0) / 1000, marks, how });
 }
 
 function run({ id, page, cell, code }) {
