@@ -52,18 +52,24 @@ function countingFetch(expectedBytes, report) {
 // a normal start: the snapshot is an accelerator, never a dependency.
 const SNAPSHOT_CACHE = "course-python-snapshot";
 
+// null where there is nowhere to keep a snapshot: Cache Storage (and crypto.subtle) exist only in
+// secure contexts (https, localhost).
 async function snapshotKey(manifest, wheelBytes) {
-  let hash = manifest.grader_wheel_sha256;
-  if (!hash) {
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheelBytes));
-    hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  try {
+    if (!self.caches) return null;
+    let hash = manifest.grader_wheel_sha256;
+    if (!hash) {
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", await wheelBytes));
+      hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+    }
+    return new URL(`__python-snapshot/${manifest.pyodide_version}/${hash}`, self.location).href;
+  } catch {
+    return null;
   }
-  return new URL(`__python-snapshot/${manifest.pyodide_version}/${hash}`, self.location).href;
 }
 
 async function readSnapshot(key) {
   try {
-    if (!self.caches) return null;
     const response = await (await caches.open(SNAPSHOT_CACHE)).match(key);
     return response ? new Uint8Array(await response.arrayBuffer()) : null;
   } catch {
@@ -73,7 +79,6 @@ async function readSnapshot(key) {
 
 async function writeSnapshot(key, bytes) {
   try {
-    if (!self.caches) return;
     await caches.delete(SNAPSHOT_CACHE); // keep only the newest
     const headers = { "Content-Type": "application/octet-stream" };
     await (await caches.open(SNAPSHOT_CACHE)).put(key, new Response(bytes, { headers }));
@@ -97,7 +102,7 @@ async function startPython(loadPyodide, options, wheelBytes, key, mark, started)
     py.unpackArchive(await wheelBytes, "wheel", { extractDir: sitePackages });
     py.runPython("import grader.cell_runtime, grader.memory");
   };
-  const snapshot = await readSnapshot(key);
+  const snapshot = key && (await readSnapshot(key));
   if (snapshot) {
     mark("snapshot-read");
     try {
@@ -110,9 +115,10 @@ async function startPython(loadPyodide, options, wheelBytes, key, mark, started)
       dropSnapshot();
     }
   }
-  const py = await loadPyodide({ ...options, _makeSnapshot: true });
+  const py = await loadPyodide(key ? { ...options, _makeSnapshot: true } : options);
   started();
   await importCourse(py);
+  if (!key) return [py, "fresh"];
   try {
     // Before any cell runs: a snapshot must not hold references to JavaScript objects.
     const bytes = py.makeMemorySnapshot();
