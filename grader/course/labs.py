@@ -30,12 +30,12 @@ import xml.etree.ElementTree as etree
 from pathlib import Path
 from typing import Any
 
-import yaml
 from markdown import Markdown
 from markdown.blockparser import BlockParser
 from markdown.extensions import Extension
 from markdown.util import AtomicString
 
+from grader.course.lesson_source import split_front_matter
 from grader.course.line_directive import LineDirectiveProcessor
 from grader.course.problem import Problem
 
@@ -190,16 +190,10 @@ def makeExtension(**kwargs: Any) -> LabExtension:  # noqa: N802 (Python-Markdown
 def _front_matter_labs(page: Path, lines: list[str], problems: list[Problem]
                        ) -> list[tuple[int, str]]:
     """``(line, id)`` for each id under ``labs:`` in the page's YAML front matter."""
-    if not lines or lines[0].strip() != "---":
-        return []
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:
-        return []
-    try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError:
-        return []  # the lesson checks report broken front matter
-    labs = meta.get("labs") if isinstance(meta, dict) else None
+    # Broken front matter comes back empty: the lesson checks report it.
+    meta, _error, body_start, _body = split_front_matter("\n".join(lines))
+    end = body_start - 2  # index of the closing '---'
+    labs = meta.get("labs")
     if labs is None:
         return []
     line = next((i + 1 for i in range(1, end) if lines[i].startswith("labs:")), 1)
